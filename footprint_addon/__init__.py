@@ -1,0 +1,21 @@
+"""Blender glue: properties, operators, panels, the command line. Registered from one place, here."""
+
+import bpy
+
+from . import cli, operators, properties, ui
+
+classes = properties.classes + operators.classes + ui.classes
+
+
+def register():
+    for cls in classes:
+        bpy.utils.register_class(cls)
+    properties.attach()
+    cli.register()
+
+
+def unregister():
+    cli.unregister()
+    properties.detach()
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

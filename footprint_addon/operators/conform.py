@@ -1,0 +1,55 @@
+"""Conforming footprints to the terrain: height and tilt from the surface below (vdP97 §2.1)."""
+
+import bpy
+from bpy.props import BoolProperty
+
+from .. import scene_io
+from ..terrain import TerrainProbe
+from .common import USER_ERRORS, has_track, require_track, selected_mask
+
+
+def conform_objects(context, coll, objs):
+    """Snap the given footprints of a track to its terrain; all or nothing (NoTerrainError names misses)."""
+    terrain = coll.footprint_track.terrain
+    if terrain is None:
+        raise scene_io.NoTerrainError(f"track {coll.name!r} has no terrain object")
+    probe = TerrainProbe(terrain, context.evaluated_depsgraph_get())
+    track = scene_io.read_track(coll, objs)
+    conformed, tilt = scene_io.conform_track(track, probe, [o.name for o in objs])
+    scene_io.write_track(coll, conformed, objs, tilt)
+
+
+class FOOTPRINT_OT_conform(bpy.types.Operator):
+    """Snap footprints to the terrain: height and tilt follow the surface below. Use after editing the terrain"""
+
+    bl_idname = "footprint.conform"
+    bl_label = "Conform to Terrain"
+    bl_options = {"REGISTER", "UNDO"}
+
+    selected_only: BoolProperty(name="Selected Only", default=False,
+                                description="Conform only the selected footprints, not the whole track")
+
+    @classmethod
+    def poll(cls, context):
+        return has_track(context)
+
+    def execute(self, context):
+        coll = require_track(self, context)
+        if coll is None:
+            return {"CANCELLED"}
+        objs = scene_io.footprints(coll)
+        if self.selected_only:
+            objs = [o for o, sel in zip(objs, selected_mask(context, objs)) if sel]
+        if not objs:
+            self.report({"WARNING"}, "No footprints to conform")
+            return {"CANCELLED"}
+        try:
+            conform_objects(context, coll, objs)
+        except USER_ERRORS as exc:
+            self.report({"ERROR"}, f"{exc}: nothing changed")
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Conformed {len(objs)} footprints to {coll.footprint_track.terrain.name}")
+        return {"FINISHED"}
+
+
+classes = (FOOTPRINT_OT_conform,)

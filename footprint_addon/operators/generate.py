@@ -1,0 +1,123 @@
+"""Generating a track along a curve object (vdP97 §2.1, Fig. 4) with automatic timing (§4.1, Fig. 12)."""
+
+import bpy
+import numpy as np
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from mathutils import geometry
+
+from ...solver.character import preset
+from ...solver.footpath import footprints_along_path
+from ...solver.errors import PathError
+from ...solver.timing import timing_for_sequence
+from ...solver.track import make_track, validate
+from .. import scene_io
+from ..properties import GAIT_ITEMS, PRESET_ITEMS
+from ..terrain import TerrainProbe
+from .common import USER_ERRORS
+
+BEZIER_RESOLUTION = 64  # polyline points per Bezier segment; tangents are interpolated between them
+
+
+def curve_polyline(obj, depsgraph):
+    """World-space points along the curve's first spline: Bezier segments sampled finely, else as evaluated."""
+    splines = obj.data.splines
+    if len(splines) == 0:
+        raise PathError(f"curve {obj.name!r} has no splines")
+    spline = splines[0]
+    m = obj.matrix_world
+    if spline.type == "BEZIER":
+        pts = list(spline.bezier_points)
+        pairs = list(zip(pts[:-1], pts[1:])) + ([(pts[-1], pts[0])] if spline.use_cyclic_u else [])
+        samples = []
+        for a, b in pairs:
+            seg = geometry.interpolate_bezier(m @ a.co, m @ a.handle_right, m @ b.handle_left, m @ b.co,
+                                              BEZIER_RESOLUTION + 1)
+            samples.extend(seg if not samples else seg[1:])
+        if not samples:
+            samples = [m @ pts[0].co]
+        return np.array([tuple(v) for v in samples], dtype=float)
+    if spline.type == "POLY":
+        coords = [m @ p.co.to_3d() for p in spline.points]
+        if spline.use_cyclic_u and coords:
+            coords.append(coords[0])
+        return np.array([tuple(v) for v in coords], dtype=float)
+    evaluated = obj.evaluated_get(depsgraph)
+    mesh = evaluated.to_mesh()
+    try:
+        return np.array([tuple(evaluated.matrix_world @ v.co) for v in mesh.vertices], dtype=float)
+    finally:
+        evaluated.to_mesh_clear()
+
+
+class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
+    """Place a footprint track along the active curve: step length and width, start foot, timing from the gait"""
+
+    bl_idname = "footprint.generate_along_curve"
+    bl_label = "Footprints Along Curve"
+    bl_options = {"REGISTER", "UNDO"}
+
+    curve: StringProperty(name="Curve", description="Curve object; empty: the active object")
+    step_length: FloatProperty(name="Step Length", default=0.7, min=0.01, soft_max=3.0, unit="LENGTH",
+                               description="Distance along the curve between successive footprints")
+    step_width: FloatProperty(name="Step Width", default=0.2, min=0.0, soft_max=1.0, unit="LENGTH",
+                              description="Sideways distance between left and right footprints")
+    start_foot: EnumProperty(name="Start Foot", items=[("L", "Left", ""), ("R", "Right", "")], default="L")
+    fill: BoolProperty(name="Fill Curve", default=True, description="As many steps as fit on the curve")
+    steps: IntProperty(name="Steps", default=8, min=1, soft_max=200, description="Number of footprints")
+    gait: EnumProperty(name="Gait", items=GAIT_ITEMS, default="walk")
+    character: EnumProperty(name="Character", items=PRESET_ITEMS, default="human")
+    new_track: BoolProperty(name="New Track", default=True,
+                            description="Make a new track; off: replace the active track's footprints")
+    terrain: StringProperty(name="Terrain", description="Terrain mesh; empty: the active track's terrain")
+    start_time: FloatProperty(name="Start Time", default=0.0, description="Contact time of the first footprint")
+
+    def execute(self, context):
+        curve = bpy.data.objects.get(self.curve) if self.curve else context.active_object
+        if curve is None or curve.type != "CURVE":
+            self.report({"ERROR"}, f"{self.curve or 'The active object'} is not a curve object")
+            return {"CANCELLED"}
+        old = scene_io.active_track(context)
+        terrain = bpy.data.objects.get(self.terrain) if self.terrain else (old.footprint_track.terrain if old else None)
+        if self.terrain and (terrain is None or terrain.type != "MESH"):
+            self.report({"ERROR"}, f"Terrain {self.terrain!r} is not a mesh object in this file")
+            return {"CANCELLED"}
+        if not self.new_track and old is None:
+            self.report({"ERROR"}, "No active footprint track to replace")
+            return {"CANCELLED"}
+        depsgraph = context.evaluated_depsgraph_get()
+        character = preset(self.character)
+        try:
+            points = curve_polyline(curve, depsgraph)
+            positions, headings, feet = footprints_along_path(
+                points, self.step_length, self.step_width, self.start_foot,
+                None if self.fill else self.steps, together=self.gait == "hop",
+            )
+            contact, liftoff = timing_for_sequence(
+                positions, self.gait, character.time_unit, character.leg_length_nominal, self.start_time,
+                group_size=2 if self.gait == "hop" else 1,
+            )
+            track = make_track(feet, positions, headings, contact, liftoff, character=self.character)
+            validate(track, allowed_feet=character.feet)
+            tilt = None
+            if terrain is not None:
+                probe = TerrainProbe(terrain, depsgraph)
+                labels = [f"step {i} ({f})" for i, f in enumerate(feet)]
+                track, tilt = scene_io.conform_track(track, probe, labels)
+        except USER_ERRORS as exc:
+            self.report({"ERROR"}, f"Curve {curve.name!r}: {exc}")
+            return {"CANCELLED"}
+        if self.new_track:
+            coll = scene_io.new_track(context, f"{curve.name} footprints", self.character, terrain, self.gait)
+        else:
+            coll = old
+            for obj in scene_io.footprints(coll):
+                bpy.data.objects.remove(obj)
+            settings = coll.footprint_track
+            settings.character, settings.character_json, settings.gait = self.character, "", self.gait
+            settings.terrain = terrain
+        scene_io.write_track(coll, track, tilt=tilt)
+        self.report({"INFO"}, f"{len(track)} footprints along {curve.name} in {coll.name!r}")
+        return {"FINISHED"}
+
+
+classes = (FOOTPRINT_OT_generate_along_curve,)

@@ -1,0 +1,130 @@
+"""Import and export of footprint tracks as JSON (track-format.md)."""
+
+import json
+import os
+import tempfile
+
+import bpy
+import numpy as np
+from bpy.props import StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper
+
+from ...solver.character import PRESETS
+from ...solver.footpath import tilt_from_normals
+from ...solver.track import dumps, load_track, track_to_json
+from .. import scene_io
+from ..terrain import TerrainProbe
+from .common import USER_ERRORS, has_track, require_track
+
+
+def imported_terrain(context, track):
+    """The terrain a file names, if this scene has it; else the active track's terrain."""
+    named = track.extras.get("terrain")
+    if isinstance(named, dict) and isinstance(named.get("object"), str):
+        obj = bpy.data.objects.get(named["object"])
+        if obj is not None and obj.type == "MESH":
+            return obj
+    current = scene_io.active_track(context)
+    return current.footprint_track.terrain if current is not None else None
+
+
+def place_on_terrain(context, track, terrain):
+    """Heights for footprints given as [x, y] and tilts for all, from the terrain; (track, tilt)."""
+    if terrain is None:
+        return track, None  # [x, y] footprints stay at height 0, as the format says
+    probe = TerrainProbe(terrain, context.evaluated_depsgraph_get())
+    hit, points, normals = probe.project(track.positions[:, :2])
+    missing = np.flatnonzero(~hit & ~track.has_height)
+    if missing.size:
+        raise scene_io.NoTerrainError(f"footprint {missing[0]} has no height and no terrain ({terrain.name}) below it")
+    positions = track.positions.copy()
+    positions[~track.has_height, 2] = points[~track.has_height, 2]
+    return track.replace(positions=positions), tilt_from_normals(normals, track.headings)
+
+
+class FOOTPRINT_OT_import_json(bpy.types.Operator, ImportHelper):
+    """Import a footprint track from a JSON file as a new track"""
+
+    bl_idname = "footprint.import_json"
+    bl_label = "Import Footprint Track"
+    bl_options = {"REGISTER", "UNDO"}
+
+    filename_ext = ".json"
+    filter_glob: StringProperty(default="*.json", options={"HIDDEN"})
+
+    def execute(self, context):
+        try:
+            track = load_track(self.filepath)
+            terrain = imported_terrain(context, track)
+            track, tilt = place_on_terrain(context, track, terrain)
+        except USER_ERRORS as exc:
+            self.report({"ERROR"}, f"{exc}: nothing imported")
+            return {"CANCELLED"}
+        name = os.path.splitext(os.path.basename(self.filepath))[0]
+        character = track.character
+        preset_name = character if isinstance(character, str) else character.get("preset", "human")
+        coll = scene_io.new_track(context, name, preset_name if preset_name in PRESETS else "human", terrain)
+        if not isinstance(character, str):
+            coll.footprint_track.character_json = json.dumps(character)
+        scene_io.write_track(coll, track.take(track.time_order()), tilt=None if tilt is None else
+                             tuple(t[track.time_order()] for t in tilt))
+        self.report({"INFO"}, f"Imported {len(track)} footprints into {coll.name!r}")
+        return {"FINISHED"}
+
+
+def export_text(context, coll) -> str:
+    objs = scene_io.footprints(coll)
+    track = scene_io.read_track(coll, objs)
+    scene_io.validate_objects(coll, track, objs)
+    terrain = coll.footprint_track.terrain
+    extras = {"fps": context.scene.render.fps / context.scene.render.fps_base}
+    if terrain is not None:
+        extras["terrain"] = {"object": terrain.name}
+    return dumps(track_to_json(track.replace(extras=extras), number=scene_io.stored_decimal))
+
+
+def write_atomically(path, text):
+    """Write via a temporary file in the same folder and rename: a failure never leaves half a file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".footprints-", suffix=".json", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+class FOOTPRINT_OT_export_json(bpy.types.Operator, ExportHelper):
+    """Export the active footprint track to a JSON file"""
+
+    bl_idname = "footprint.export_json"
+    bl_label = "Export Footprint Track"
+    bl_options = {"REGISTER"}
+
+    filename_ext = ".json"
+    filter_glob: StringProperty(default="*.json", options={"HIDDEN"})
+
+    @classmethod
+    def poll(cls, context):
+        return has_track(context)
+
+    def execute(self, context):
+        coll = require_track(self, context)
+        if coll is None:
+            return {"CANCELLED"}
+        try:
+            text = export_text(context, coll)
+            write_atomically(self.filepath, text)
+        except USER_ERRORS as exc:
+            self.report({"ERROR"}, f"{exc}: nothing written")
+            return {"CANCELLED"}
+        except OSError as exc:
+            self.report({"ERROR"}, f"Cannot write {self.filepath}: {exc}")
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Exported {coll.name!r} to {self.filepath}")
+        return {"FINISHED"}
+
+
+classes = (FOOTPRINT_OT_import_json, FOOTPRINT_OT_export_json)

@@ -1,0 +1,106 @@
+"""PropertyGroups: a footprint on its empty, a track's settings on its collection, the scene's choices."""
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, PointerProperty, StringProperty
+
+from ..solver.character import ALL_FEET, PRESETS
+from ..solver.timing import GAITS
+from . import scene_io
+
+FOOT_ITEMS = [
+    ("L", "Left", "Left foot"),
+    ("R", "Right", "Right foot"),
+    ("LH", "Left Hind", "Left hind foot"),
+    ("RH", "Right Hind", "Right hind foot"),
+    ("LF", "Left Front", "Left front foot"),
+    ("RF", "Right Front", "Right front foot"),
+]
+assert [item[0] for item in FOOT_ITEMS] == list(ALL_FEET)
+PRESET_ITEMS = [(name, name.title(), f"The {name} character preset") for name in PRESETS]
+GAIT_ITEMS = [
+    ("walk", "Walk", "Double stance between steps; a leap where a step exceeds the threshold (vdP97 §4.1)"),
+    ("run", "Run", "A flight phase between every two steps"),
+    ("hop", "Hop", "Both feet leave and land together"),
+]
+assert [item[0] for item in GAIT_ITEMS] == list(GAITS)
+
+
+def _get_stance(self):
+    return self.liftoff - self.contact
+
+
+def _set_stance(self, value):
+    self.liftoff = self.contact + max(value, 1e-3)
+
+
+def _get_step_time(self):
+    following = scene_io.next_footfall(self.id_data)
+    return 0.0 if following is None else following - self.contact
+
+
+def _set_step_time(self, value):
+    scene_io.set_step_time(self.id_data, value)
+
+
+class FootprintProperties(bpy.types.PropertyGroup):
+    is_footprint: BoolProperty(name="Is Footprint", default=False, options={"HIDDEN"})
+    foot: EnumProperty(name="Foot", items=FOOT_ITEMS, default="L")
+    contact: FloatProperty(name="Contact", description="Time the foot touches down (seconds)",
+                           precision=3, step=1)
+    liftoff: FloatProperty(name="Lift-off", description="Time the foot leaves the ground (seconds)",
+                           precision=3, step=1, default=0.6)
+    stance_duration: FloatProperty(
+        name="Stance", description="Time on this footprint (the dagger's bar, vdP97 Fig. 3), seconds",
+        get=_get_stance, set=_set_stance, precision=3, step=1, min=0.001,
+    )
+    step_time: FloatProperty(
+        name="Step Time",
+        description="Time to the next footfall (the dagger's crossbar, vdP97 Fig. 3); setting it moves every "
+        "later footprint of the track by the same amount",
+        get=_get_step_time, set=_set_step_time, precision=3, step=1, min=0.0,
+    )
+
+
+def _is_mesh(_self, obj):
+    return obj.type == "MESH"
+
+
+def _is_track(_self, coll):
+    return coll.footprint_track.is_track
+
+
+class TrackProperties(bpy.types.PropertyGroup):
+    is_track: BoolProperty(name="Is Footprint Track", default=False, options={"HIDDEN"})
+    character: EnumProperty(name="Character", items=PRESET_ITEMS, default="human",
+                            description="Character preset: leg lengths, hip width, foot size")
+    character_json: StringProperty(
+        name="Character Parameters", options={"HIDDEN"},
+        description="Explicit character parameters from an imported track (JSON), kept for export",
+    )
+    terrain: PointerProperty(name="Terrain", type=bpy.types.Object, poll=_is_mesh,
+                             description="Mesh the footprints rest on")
+    gait: EnumProperty(name="Gait", items=GAIT_ITEMS, default="walk")
+
+
+class SceneProperties(bpy.types.PropertyGroup):
+    active_track: PointerProperty(name="Track", type=bpy.types.Collection, poll=_is_track,
+                                  description="The footprint track the tools work on")
+
+
+classes = (FootprintProperties, TrackProperties, SceneProperties)
+
+ATTACHED = (
+    (bpy.types.Object, "footprint", FootprintProperties),
+    (bpy.types.Collection, "footprint_track", TrackProperties),
+    (bpy.types.Scene, "footprint", SceneProperties),
+)
+
+
+def attach():
+    for owner, attribute, group in ATTACHED:
+        setattr(owner, attribute, PointerProperty(type=group))
+
+
+def detach():
+    for owner, attribute, _group in reversed(ATTACHED):
+        delattr(owner, attribute)

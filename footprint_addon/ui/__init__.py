@@ -1,0 +1,5 @@
+"""Panels (and, later, viewport overlays)."""
+
+from . import panels
+
+classes = panels.classes

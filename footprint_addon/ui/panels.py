@@ -1,0 +1,123 @@
+"""The "Footprints" tab of the 3D View sidebar."""
+
+import bpy
+
+from ...solver.errors import FootprintError
+from .. import scene_io
+
+MAX_INTERVAL_ROWS = 12
+
+
+class _FootprintsPanel:
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Footprints"
+
+
+class FOOTPRINT_PT_track(_FootprintsPanel, bpy.types.Panel):
+    bl_label = "Footprint Track"
+
+    def draw(self, context):
+        layout = self.layout
+        row = layout.row(align=True)
+        row.prop(context.scene.footprint, "active_track", text="")
+        row.operator("footprint.track_new", text="", icon="ADD")
+        coll = scene_io.active_track(context)
+        if coll is None:
+            layout.label(text="Create a track or generate one along a curve", icon="INFO")
+            layout.operator("footprint.generate_along_curve", icon="CURVE_PATH")
+            layout.operator("footprint.import_json", icon="IMPORT")
+            return
+        settings = coll.footprint_track
+        col = layout.column()
+        if settings.character_json:
+            col.label(text="Character: imported parameters", icon="ARMATURE_DATA")
+        else:
+            col.prop(settings, "character")
+        col.prop(settings, "terrain")
+        col.prop(settings, "gait")
+
+
+class FOOTPRINT_PT_place(_FootprintsPanel, bpy.types.Panel):
+    bl_label = "Place"
+    bl_parent_id = "FOOTPRINT_PT_track"
+
+    def draw(self, context):
+        col = self.layout.column(align=True)
+        col.operator("footprint.add_on_terrain", icon="RESTRICT_SELECT_OFF")
+        col.operator("footprint.add_at_cursor", icon="PIVOT_CURSOR")
+        col.operator("footprint.generate_along_curve", icon="CURVE_PATH")
+        col.separator()
+        col.operator("footprint.conform", icon="SNAP_FACE")
+
+
+class FOOTPRINT_PT_edit(_FootprintsPanel, bpy.types.Panel):
+    bl_label = "Edit"
+    bl_parent_id = "FOOTPRINT_PT_track"
+
+    def draw(self, context):
+        col = self.layout.column(align=True)
+        col.operator("footprint.retime", icon="TIME")
+        col.operator("footprint.mirror", icon="MOD_MIRROR")
+        col.operator("footprint.delete", icon="TRASH")
+        row = self.layout.row(align=True)
+        row.operator("footprint.import_json", text="Import", icon="IMPORT")
+        row.operator("footprint.export_json", text="Export", icon="EXPORT")
+
+
+class FOOTPRINT_PT_footprint(_FootprintsPanel, bpy.types.Panel):
+    bl_label = "Footprint"
+
+    @classmethod
+    def poll(cls, context):
+        return scene_io.is_footprint(context.active_object)
+
+    def draw(self, context):
+        props = context.active_object.footprint
+        col = self.layout.column()
+        col.prop(props, "foot")
+        col.prop(props, "contact")
+        col.prop(props, "liftoff")
+        col.separator()
+        col.label(text="Timing dagger (vdP97 Fig. 3)")
+        col.prop(props, "stance_duration")
+        col.prop(props, "step_time")
+
+
+class FOOTPRINT_PT_timing(_FootprintsPanel, bpy.types.Panel):
+    bl_label = "Timing"
+    bl_parent_id = "FOOTPRINT_PT_track"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        layout = self.layout
+        coll = scene_io.active_track(context)
+        if coll is None:
+            return
+        objs = scene_io.footprints(coll)
+        try:
+            scene_io.validate_objects(coll, scene_io.read_track(coll, objs), objs)
+        except FootprintError as exc:
+            layout.label(text=str(exc), icon="ERROR")
+        if objs:
+            end = max(o.footprint.liftoff for o in objs)
+            layout.label(text=f"{len(objs)} footprints, {objs[0].footprint.contact:.2f} s to {end:.2f} s")
+        for foot, intervals in contact_intervals(objs).items():
+            box = layout.box()
+            box.label(text=f"Foot {foot}: {len(intervals)} contacts")
+            col = box.column(align=True)
+            for name, start, stop in intervals[:MAX_INTERVAL_ROWS]:
+                col.label(text=f"{start:7.3f} – {stop:7.3f} s   {name}")
+            if len(intervals) > MAX_INTERVAL_ROWS:
+                col.label(text=f"… {len(intervals) - MAX_INTERVAL_ROWS} more")
+
+
+def contact_intervals(objs):
+    """Per foot, the (name, contact, liftoff) of its footprints in time order."""
+    intervals = {}
+    for o in objs:
+        intervals.setdefault(o.footprint.foot, []).append((o.name, o.footprint.contact, o.footprint.liftoff))
+    return intervals
+
+
+classes = (FOOTPRINT_PT_track, FOOTPRINT_PT_place, FOOTPRINT_PT_edit, FOOTPRINT_PT_footprint, FOOTPRINT_PT_timing)

@@ -1,0 +1,99 @@
+"""Character model: virtual legs from hips to support points (vdP97 §2.2, Fig. 5) and the presets.
+
+Body frame: +X right, +Y forward, +Z up, origin at the centre of mass. Each virtual leg is a straight,
+extensible link from its hip to the footprint's support point, with a comfortable nominal length and a
+maximal length, 0 < l_nom < l_max (vdP97 §2.2).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import CharacterError, UnknownPresetError
+
+GRAVITY = 9.81
+BIPED_FEET = ("L", "R")
+QUADRUPED_FEET = ("LH", "RH", "LF", "RF")
+ALL_FEET = BIPED_FEET + QUADRUPED_FEET
+
+
+@dataclass(frozen=True)
+class Character:
+    name: str
+    feet: tuple[str, ...]
+    hip_offsets: np.ndarray  # (legs, 3) metres, body frame, relative to the COM
+    leg_length_nominal: float
+    leg_length_max: float
+    foot_length: float  # heel to toe, for drawing and for the toe support point
+    foot_width: float
+
+    @property
+    def time_unit(self) -> float:
+        """sqrt(l_nom / g): the pendulum time scale, so gait timing scales with leg length (Froude)."""
+        return math.sqrt(self.leg_length_nominal / GRAVITY)
+
+    def to_json(self) -> dict:
+        return {
+            "preset": self.name,
+            "feet": list(self.feet),
+            "hip_offsets": {foot: [float(v) for v in off] for foot, off in zip(self.feet, self.hip_offsets)},
+            "leg_length_nominal": self.leg_length_nominal,
+            "leg_length_max": self.leg_length_max,
+            "foot_length": self.foot_length,
+            "foot_width": self.foot_width,
+        }
+
+
+def _biped(name, hip_half_width, hip_drop, l_nom, l_max, foot_length, foot_width):
+    hips = np.array([[-hip_half_width, 0.0, -hip_drop], [hip_half_width, 0.0, -hip_drop]])
+    return Character(name, BIPED_FEET, hips, l_nom, l_max, foot_length, foot_width)
+
+
+PRESETS: dict[str, Character] = {
+    "human": _biped("human", 0.09, 0.08, 0.86, 0.94, 0.26, 0.10),
+    "bird": _biped("bird", 0.05, 0.04, 0.26, 0.31, 0.10, 0.08),
+    "dinosaur": _biped("dinosaur", 0.30, 0.15, 1.60, 1.80, 0.55, 0.35),
+}
+
+
+def preset(name: str) -> Character:
+    try:
+        return PRESETS[name]
+    except (KeyError, TypeError):
+        raise UnknownPresetError(
+            f"unknown character preset {name!r}; known presets: {', '.join(sorted(PRESETS))}"
+        ) from None
+
+
+def character_from_json(data) -> Character:
+    """A preset name, or an object of explicit parameters, optionally starting from "preset"."""
+    if isinstance(data, str):
+        return preset(data)
+    if not isinstance(data, dict):
+        raise CharacterError(f"character must be a preset name or an object, not {type(data).__name__}")
+    base = preset(data.get("preset", "human"))
+    feet = tuple(data.get("feet", base.feet))
+    unknown = [f for f in feet if f not in ALL_FEET]
+    if unknown or len(set(feet)) != len(feet) or not feet:
+        raise CharacterError(f"character feet {list(feet)} must be distinct names from {list(ALL_FEET)}")
+    hips = data.get("hip_offsets", dict(zip(base.feet, base.hip_offsets.tolist())))
+    if not isinstance(hips, dict) or set(hips) != set(feet):
+        raise CharacterError(f"character hip_offsets must give one [x, y, z] for each foot of {list(feet)}")
+    try:
+        hip_offsets = np.array([[float(v) for v in hips[f]] for f in feet], dtype=float)
+        numbers = {
+            key: float(data.get(key, getattr(base, key)))
+            for key in ("leg_length_nominal", "leg_length_max", "foot_length", "foot_width")
+        }
+    except (TypeError, ValueError) as exc:
+        raise CharacterError(f"character parameters must be numbers: {exc}") from None
+    if hip_offsets.shape != (len(feet), 3) or not np.isfinite(hip_offsets).all():
+        raise CharacterError("character hip_offsets must be finite [x, y, z] triples")
+    if not all(math.isfinite(v) and v > 0 for v in numbers.values()):
+        raise CharacterError(f"character lengths must be finite and positive: {numbers}")
+    if not numbers["leg_length_nominal"] < numbers["leg_length_max"]:
+        raise CharacterError("character needs leg_length_nominal < leg_length_max (vdP97 §2.2)")
+    return Character(str(data.get("preset", base.name)), feet, hip_offsets, **numbers)

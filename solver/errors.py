@@ -1,0 +1,37 @@
+"""Typed errors for bad input. Each names the culprit (footprint index, field, file) in its message."""
+
+
+class FootprintError(ValueError):
+    """Base class of every bad-input error the solver raises."""
+
+
+class TrackFormatError(FootprintError):
+    """The data is not a footprint track: malformed JSON, a foreign format, a missing or mistyped field."""
+
+
+class NonFiniteError(FootprintError):
+    """A footprint holds NaN or infinity."""
+
+
+class TimingError(FootprintError):
+    """A footprint's lift-off is not after its contact."""
+
+
+class OverlapError(FootprintError):
+    """Two contacts of the same foot overlap in time."""
+
+
+class UnknownFootError(FootprintError):
+    """A footprint names a foot the character does not have."""
+
+
+class UnknownPresetError(FootprintError):
+    """A character preset that does not exist."""
+
+
+class CharacterError(FootprintError):
+    """Explicit character parameters that are missing or impossible."""
+
+
+class PathError(FootprintError):
+    """A path to place footprints along is unusable (zero length, too few points, non-finite)."""

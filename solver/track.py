@@ -1,0 +1,229 @@
+"""Footprint tracks as arrays, their validation, and the JSON interchange format (track-format.md).
+
+A footprint is where a foot's support point rests: a position (metres, world, Z up), a heading (radians
+about +Z, 0 = toes along +Y) and the interval [contact, liftoff) in seconds during which the foot is on it
+(vdP97 §2.1).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from .character import ALL_FEET, character_from_json
+from .errors import NonFiniteError, OverlapError, TimingError, TrackFormatError, UnknownFootError
+
+FORMAT_NAME = "footprint-track"
+FORMAT_VERSION = 1
+MAX_FOOTPRINTS = 100_000
+
+
+@dataclass(frozen=True)
+class Track:
+    feet: np.ndarray  # (n,) str, one of ALL_FEET
+    positions: np.ndarray  # (n, 3)
+    headings: np.ndarray  # (n,) radians
+    contact: np.ndarray  # (n,) seconds
+    liftoff: np.ndarray  # (n,) seconds
+    has_height: np.ndarray = None  # (n,) bool: False where the JSON gave only x, y (height from terrain)
+    character: object = "human"  # preset name or explicit parameter dict, as in the JSON
+    extras: dict = field(default_factory=dict)  # optional top-level fields kept for round trips
+
+    def __post_init__(self):
+        if self.has_height is None:
+            object.__setattr__(self, "has_height", np.ones(len(self.feet), dtype=bool))
+
+    def __len__(self):
+        return len(self.feet)
+
+    def replace(self, **changes) -> "Track":
+        return replace(self, **changes)
+
+    def take(self, order) -> "Track":
+        """The footprints at the given indices (a permutation, subset or boolean mask)."""
+        return replace(
+            self,
+            feet=self.feet[order],
+            positions=self.positions[order],
+            headings=self.headings[order],
+            contact=self.contact[order],
+            liftoff=self.liftoff[order],
+            has_height=self.has_height[order],
+        )
+
+    def time_order(self) -> np.ndarray:
+        """Indices sorting footprints by contact time, ties by foot name (a stable, canonical order)."""
+        return np.lexsort((self.feet, self.contact))
+
+    @property
+    def stance(self) -> np.ndarray:
+        return self.liftoff - self.contact
+
+
+def make_track(feet, positions, headings, contact, liftoff, **kwargs) -> Track:
+    return Track(
+        feet=np.asarray(feet, dtype="<U2"),
+        positions=np.asarray(positions, dtype=float).reshape(-1, 3),
+        headings=np.asarray(headings, dtype=float),
+        contact=np.asarray(contact, dtype=float),
+        liftoff=np.asarray(liftoff, dtype=float),
+        **kwargs,
+    )
+
+
+def validate(track: Track, allowed_feet=ALL_FEET, labels=None) -> Track:
+    """Raise the typed error for the first bad footprint; return the track unchanged when it is sound.
+
+    labels: optional names for the footprints (object names in Blender), used in messages instead of
+    "footprint <index>".
+    """
+
+    def name(i):
+        return f"footprint {labels[i]!r}" if labels is not None else f"footprint {int(i)}"
+
+    values = {
+        "position": track.positions,
+        "heading": track.headings[:, None],
+        "contact": track.contact[:, None],
+        "liftoff": track.liftoff[:, None],
+    }
+    for field_name, arr in values.items():
+        bad = np.flatnonzero(~np.isfinite(arr).all(axis=1))
+        if bad.size:
+            raise NonFiniteError(f"{name(bad[0])}: {field_name} is not a finite number")
+    unknown = np.flatnonzero(~np.isin(track.feet, list(allowed_feet)))
+    if unknown.size:
+        i = unknown[0]
+        raise UnknownFootError(f"{name(i)}: unknown foot {str(track.feet[i])!r}; expected one of {list(allowed_feet)}")
+    reversed_ = np.flatnonzero(track.liftoff <= track.contact)
+    if reversed_.size:
+        i = reversed_[0]
+        raise TimingError(
+            f"{name(i)}: liftoff {track.liftoff[i]:.4g} s is not after contact {track.contact[i]:.4g} s"
+        )
+    order = np.lexsort((track.contact, track.feet))  # grouped by foot, then by time
+    same_foot = track.feet[order][1:] == track.feet[order][:-1]
+    overlaps = np.flatnonzero(same_foot & (track.contact[order][1:] < track.liftoff[order][:-1]))
+    if overlaps.size:
+        a, b = order[overlaps[0]], order[overlaps[0] + 1]
+        raise OverlapError(
+            f"{name(b)}: foot {str(track.feet[b])} touches down at {track.contact[b]:.4g} s while still on "
+            f"{name(a)} (contact {track.contact[a]:.4g} s to {track.liftoff[a]:.4g} s)"
+        )
+    return track
+
+
+# --- JSON ------------------------------------------------------------------------------------------
+
+
+def _number(value, where):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TrackFormatError(f"{where} must be a number, not {json.dumps(value)[:40]}")
+    return float(value)
+
+
+def track_from_json(data) -> Track:
+    """Parse a decoded JSON document (dict) into a validated Track."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
+        raise TrackFormatError(f'not a footprint track: expected "format": "{FORMAT_NAME}"')
+    if data.get("version") != FORMAT_VERSION:
+        raise TrackFormatError(f"unsupported footprint-track version {data.get('version')!r}; expected {FORMAT_VERSION}")
+    items = data.get("footprints")
+    if not isinstance(items, list):
+        raise TrackFormatError('"footprints" must be a list')
+    if len(items) > MAX_FOOTPRINTS:
+        raise TrackFormatError(f"{len(items)} footprints is more than the limit of {MAX_FOOTPRINTS}")
+    character_field = data.get("character", "human")
+    character = character_from_json(character_field)
+    n = len(items)
+    feet = np.empty(n, dtype="<U2")
+    positions = np.zeros((n, 3))
+    has_height = np.ones(n, dtype=bool)
+    headings, contact, liftoff = np.zeros(n), np.zeros(n), np.zeros(n)
+    for i, item in enumerate(items):
+        where = f"footprint {i}"
+        if not isinstance(item, dict):
+            raise TrackFormatError(f"{where} must be an object")
+        missing = [k for k in ("foot", "position", "contact", "liftoff") if k not in item]
+        if missing:
+            raise TrackFormatError(f"{where}: missing field {missing[0]!r}")
+        if not isinstance(item["foot"], str):
+            raise TrackFormatError(f"{where}: foot must be a string")
+        if len(item["foot"]) > 2 or item["foot"] not in ALL_FEET:
+            raise UnknownFootError(f"{where}: unknown foot {item['foot'][:20]!r}; expected one of {list(character.feet)}")
+        feet[i] = item["foot"]
+        pos = item["position"]
+        if not isinstance(pos, list) or len(pos) not in (2, 3):
+            raise TrackFormatError(f"{where}: position must be [x, y] or [x, y, z]")
+        positions[i, : len(pos)] = [_number(v, f"{where}: position") for v in pos]
+        has_height[i] = len(pos) == 3
+        headings[i] = math.radians(_number(item.get("heading", 0.0), f"{where}: heading"))
+        contact[i] = _number(item["contact"], f"{where}: contact")
+        liftoff[i] = _number(item["liftoff"], f"{where}: liftoff")
+    extras = {k: data[k] for k in ("terrain", "fps") if k in data}
+    track = Track(feet, positions, headings, contact, liftoff, has_height, character_field, extras)
+    return validate(track, allowed_feet=character.feet)
+
+
+def _reject_constant(token):
+    raise TrackFormatError(f"{token} is not a finite number")
+
+
+def parse_track_text(text: str, source: str = "track") -> Track:
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise TrackFormatError(f"{source}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    try:
+        return track_from_json(data)
+    except TrackFormatError as exc:
+        raise type(exc)(f"{source}: {exc}") from None
+
+
+def load_track(path) -> Track:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TrackFormatError(f"{path}: cannot read track file: {exc}") from None
+    return parse_track_text(text, source=str(path))
+
+
+def json_number(value: float, kind: str) -> float:
+    """A number as the JSON stores it: headings in degrees, everything else as is."""
+    return (math.degrees(value) if kind == "heading" else float(value)) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def track_to_json(track: Track, number=json_number) -> dict:
+    """The JSON document for a track, footprints in time order.
+
+    number(value, kind) turns a solver value (kind "position", "heading" in radians, "time") into the
+    JSON number; the Blender seam passes one that writes the shortest decimal that reads back exactly.
+    """
+    footprints = []
+    for i in track.time_order():
+        pos = track.positions[i] if track.has_height[i] else track.positions[i, :2]
+        footprints.append(
+            {
+                "foot": str(track.feet[i]),
+                "position": [number(v, "position") for v in pos],
+                "heading": number(track.headings[i], "heading"),
+                "contact": number(track.contact[i], "time"),
+                "liftoff": number(track.liftoff[i], "time"),
+            }
+        )
+    doc = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "character": track.character}
+    doc.update(track.extras)
+    doc["footprints"] = footprints
+    return doc
+
+
+def dumps(doc: dict) -> str:
+    """JSON text with one footprint per line: readable, diffable, and parseable by any JSON reader."""
+    head = {k: v for k, v in doc.items() if k != "footprints"}
+    lines = [json.dumps(fp, allow_nan=False) for fp in doc.get("footprints", [])]
+    text = json.dumps(head, indent=2, allow_nan=False)[:-2]
+    return text + ',\n  "footprints": [\n    ' + ",\n    ".join(lines) + "\n  ]\n}\n"

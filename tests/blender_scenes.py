@@ -1,0 +1,68 @@
+"""Scenes for the Blender tests: displaced terrain, curves, and independent terrain measurements."""
+
+import math
+
+import bpy
+import numpy as np
+from mathutils import Matrix, Vector
+
+
+def displaced_terrain(name="Terrain", size=12.0, strength=0.6, rotation_z=0.3, scale=1.0):
+    """A subdivided grid displaced by a noise texture (a modifier), moved, rotated and scaled."""
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=120, y_subdivisions=120, size=size)
+    obj = bpy.context.active_object
+    obj.name = name
+    texture = bpy.data.textures.new(f"{name} noise", type="CLOUDS")
+    texture.noise_scale = 2.5
+    mod = obj.modifiers.new("Displace", "DISPLACE")
+    mod.texture = texture
+    mod.strength = strength
+    obj.location = (0.4, -0.3, 0.25)
+    obj.rotation_euler = (0.0, 0.0, rotation_z)
+    obj.scale = (scale, scale, scale)
+    bpy.context.view_layer.update()
+    return obj
+
+
+def raycast_down(x, y, top=50.0):
+    """An independent measurement: the scene's own ray cast straight down at (x, y) -> (location, normal)."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    hit, location, normal, *_ = bpy.context.scene.ray_cast(depsgraph, Vector((x, y, top)), Vector((0, 0, -1)))
+    assert hit, f"no terrain at ({x}, {y})"
+    return np.array(location), np.array(normal) * (1 if normal.z >= 0 else -1)
+
+
+def local_axes(obj):
+    m = np.array(obj.matrix_world.to_3x3())
+    return m[:, 0], m[:, 1], m[:, 2]
+
+
+def angle_degrees(a, b):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    c = np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))
+    return math.degrees(math.acos(np.clip(c, -1.0, 1.0)))
+
+
+def bezier_circle(name="Circle", radius=5.0):
+    bpy.ops.curve.primitive_bezier_circle_add(radius=radius, location=(0.0, 0.0, 0.0))
+    obj = bpy.context.active_object
+    obj.name = name
+    return obj
+
+
+def poly_line(name, points):
+    curve = bpy.data.curves.new(name, "CURVE")
+    curve.dimensions = "3D"
+    spline = curve.splines.new("POLY")
+    spline.points.add(len(points) - 1)
+    for p, co in zip(spline.points, points):
+        p.co = (*co, 1.0)
+    obj = bpy.data.objects.new(name, curve)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def footprint_objects(coll=None):
+    coll = coll or bpy.context.scene.footprint.active_track
+    objs = [o for o in coll.objects if o.footprint.is_footprint]
+    return sorted(objs, key=lambda o: (o.footprint.contact, o.footprint.foot))

@@ -1,0 +1,75 @@
+"""The extension as Blender sees it: validated, built, installed from the zip, enabled, disabled, enabled."""
+
+import sys
+import zipfile
+
+import addon_utils
+import bpy
+
+from conftest import ROOT, run_blender_ext
+
+OPERATORS = [
+    "track_new", "add_on_terrain", "add_at_cursor", "conform", "generate_along_curve",
+    "retime", "mirror", "delete", "import_json", "export_json",
+]
+PANELS = ["FOOTPRINT_PT_track", "FOOTPRINT_PT_place", "FOOTPRINT_PT_edit", "FOOTPRINT_PT_footprint",
+          "FOOTPRINT_PT_timing"]
+
+
+def registered_footprint_types():
+    return sorted(name for name in dir(bpy.types) if name.startswith("FOOTPRINT_"))
+
+
+def test_validator_accepts_source_and_zip(built_zip):
+    for target in (ROOT, built_zip):
+        proc = run_blender_ext("validate", target)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "FATAL" not in proc.stdout + proc.stderr
+
+
+def test_zip_holds_only_the_extension(built_zip):
+    names = zipfile.ZipFile(built_zip).namelist()
+    assert "blender_manifest.toml" in names and "__init__.py" in names and "__main__.py" in names
+    assert "footprint_addon/operators/place.py" in names and "solver/track.py" in names
+    allowed_roots = {"blender_manifest.toml", "__init__.py", "__main__.py", "solver", "footprint_addon"}
+    assert {n.split("/")[0] for n in names} <= allowed_roots, names
+    assert all(n.endswith((".py", ".toml")) for n in names), names
+
+
+def test_installed_code_comes_from_the_zip(addon):
+    module = sys.modules[addon]
+    assert "footprint_test_repo" in module.__file__ or addon.startswith("bl_ext.footprint_test_repo")
+    assert not module.__file__.startswith(ROOT + "/__init__")
+    for op in OPERATORS:
+        assert getattr(bpy.ops.footprint, op).idname() == f"FOOTPRINT_OT_{op}"
+    for panel in PANELS:
+        assert getattr(bpy.types, panel).bl_category == "Footprints"
+
+
+def test_operators_are_undoable_and_searchable(addon):
+    for op in OPERATORS:
+        cls = bpy.types.Operator.bl_rna_get_subclass_py(f"FOOTPRINT_OT_{op}")
+        assert "REGISTER" in cls.bl_options, op
+        if op != "export_json":  # writing a file changes nothing in the scene to undo
+            assert "UNDO" in cls.bl_options, op
+        assert cls.__doc__, f"{op} needs a description for F3 search and tooltips"
+
+
+def test_disable_leaves_nothing_behind_and_enable_restores(addon, clean):
+    assert registered_footprint_types()
+    addon_utils.disable(addon, default_set=True)
+    try:
+        assert registered_footprint_types() == []
+        for owner, attribute in ((bpy.types.Object, "footprint"), (bpy.types.Scene, "footprint"),
+                                 (bpy.types.Collection, "footprint_track")):
+            assert not hasattr(owner, attribute)
+        assert bpy.types.Operator.bl_rna_get_subclass_py("FOOTPRINT_OT_track_new") is None
+        lists = [getattr(bpy.app.handlers, name) for name in dir(bpy.app.handlers) if not name.startswith("_")]
+        handlers = [h for lst in lists if isinstance(lst, list) for h in lst]
+        assert not [h for h in handlers if "footprint" in getattr(h, "__module__", "")]
+    finally:
+        addon_utils.enable(addon, default_set=True)
+    assert addon in bpy.context.preferences.addons
+    assert bpy.ops.footprint.track_new(name="Again") == {"FINISHED"}
+    assert bpy.context.scene.footprint.active_track.name == "Again"
+

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .character import ALL_FEET, character_from_json
-from .errors import NonFiniteError, OverlapError, TimingError, TrackFormatError, UnknownFootError
+from .errors import FootprintError, NonFiniteError, OverlapError, TimingError, TrackFormatError, UnknownFootError
 
 FORMAT_NAME = "footprint-track"
 FORMAT_VERSION = 1
@@ -168,18 +168,14 @@ def track_from_json(data) -> Track:
     return validate(track, allowed_feet=character.feet)
 
 
-def _reject_constant(token):
-    raise TrackFormatError(f"{token} is not a finite number")
-
-
 def parse_track_text(text: str, source: str = "track") -> Track:
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(text)  # NaN and Infinity parse, then validation names the footprint and field
     except json.JSONDecodeError as exc:
         raise TrackFormatError(f"{source}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     try:
         return track_from_json(data)
-    except TrackFormatError as exc:
+    except FootprintError as exc:
         raise type(exc)(f"{source}: {exc}") from None
 
 

@@ -166,7 +166,7 @@ def test_timing_daggers_edit_stance_and_step_time(clean):
     delta = 0.1
     first.footprint.step_time = first.footprint.step_time + delta
     assert [o.footprint.contact for o in objs[1:]] == pytest.approx([c + delta for c in later_before])
-    # Shrinking the step below what the right foot's previous... the shift is clamped to stay valid.
+    # A step time too short to be valid is clamped: no foot lands before it left its previous footprint.
     objs[2].footprint.step_time = 0.0
     assert objs[3].footprint.contact >= objs[1].footprint.liftoff - 1e-6
 

@@ -103,7 +103,7 @@ def setup_render(scene, target, resolution=(1280, 720)):
     cam_data = bpy.data.cameras.new("Camera")
     cam = bpy.data.objects.new("Camera", cam_data)
     scene.collection.objects.link(cam)
-    cam.location = (9.0, -6.0, 9.0)
+    cam.location = (10.5, -3.5, 7.5)
     direction = np.array(target) - np.array(cam.location)
     cam.rotation_euler = (math.atan2(math.hypot(direction[0], direction[1]), -direction[2]), 0.0,
                           math.atan2(direction[1], direction[0]) - math.pi / 2)

@@ -24,8 +24,14 @@ def _vertex_tangents(points: np.ndarray) -> np.ndarray:
     chords = np.diff(points, axis=0)
     chords /= np.linalg.norm(chords, axis=1, keepdims=True)
     tangents = np.empty_like(points)
-    tangents[0], tangents[-1] = chords[0], chords[-1]
     tangents[1:-1] = chords[:-1] + chords[1:]
+    if len(points) == 2:
+        tangents[:] = chords[0]
+        return tangents
+    # Ends: the neighbour's tangent reflected about the end chord (exact on a circular arc).
+    for end, chord, inner in ((0, chords[0], tangents[1]), (-1, chords[-1], tangents[-2])):
+        inner = inner / np.linalg.norm(inner)
+        tangents[end] = 2.0 * np.dot(chord, inner) * chord - inner
     return tangents
 
 

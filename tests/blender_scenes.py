@@ -24,10 +24,21 @@ def displaced_terrain(name="Terrain", size=12.0, strength=0.6, rotation_z=0.3, s
     return obj
 
 
-def raycast_down(x, y, top=50.0):
-    """An independent measurement: the scene's own ray cast straight down at (x, y) -> (location, normal)."""
+def raycast_down(x, y, top=50.0, only=None):
+    """An independent measurement: Blender's own ray cast straight down at (x, y) -> (location, normal).
+
+    only: cast against this object alone (Object.ray_cast in its local space), else the whole scene.
+    """
     depsgraph = bpy.context.evaluated_depsgraph_get()
-    hit, location, normal, *_ = bpy.context.scene.ray_cast(depsgraph, Vector((x, y, top)), Vector((0, 0, -1)))
+    origin, down = Vector((x, y, top)), Vector((0, 0, -1))
+    if only is None:
+        hit, location, normal, *_ = bpy.context.scene.ray_cast(depsgraph, origin, down)
+    else:
+        inverse = only.matrix_world.inverted()
+        hit, location, normal, _index = only.ray_cast(inverse @ origin, (inverse.to_3x3() @ down).normalized(),
+                                                      depsgraph=depsgraph)
+        location = only.matrix_world @ location
+        normal = (inverse.to_3x3().transposed() @ normal).normalized()
     assert hit, f"no terrain at ({x}, {y})"
     return np.array(location), np.array(normal) * (1 if normal.z >= 0 else -1)
 

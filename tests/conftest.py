@@ -68,3 +68,22 @@ def clean(addon):
     assert addon in bpy.context.preferences.addons
     bpy.ops.ed.undo_push(message="test start")
     return bpy.context
+
+
+# Blender 4.2 as a Python module crashes in its own exit handler when any Python-defined property
+# callback was ever registered (it happens with the bundled Rigify too). Leave without that handler,
+# keeping pytest's exit status; Blender 4.3 and newer exit normally.
+_exit_status = None
+
+
+def pytest_sessionfinish(session, exitstatus):
+    global _exit_status
+    _exit_status = int(exitstatus)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    if bpy.app.version < (4, 3, 0) and bpy.app.binary_path == "" and _exit_status is not None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_exit_status)

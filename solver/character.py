@@ -29,6 +29,11 @@ class Character:
     leg_length_max: float
     foot_length: float  # heel to toe, for drawing and for the toe support point
     foot_width: float
+    com_clearance: float = 0.4  # the COM stays this many l_nom above the ground (Torkos §4.6.2)
+    pitch_amplitude: float = 0.025  # radians, procedural body pitch oscillation (vdP97 §2.6)
+    roll_amplitude: float = 0.035  # radians, procedural body roll oscillation (vdP97 §2.6)
+    bank_gain: float = 0.5  # fraction of the lateral-acceleration lean angle atan(a_lat / g) (vdP97 §2.6)
+    swing_clearance: float = 0.08  # l_nom: how high a swing foot clears the ground between footprints
 
     @property
     def time_unit(self) -> float:
@@ -44,7 +49,11 @@ class Character:
             "leg_length_max": self.leg_length_max,
             "foot_length": self.foot_length,
             "foot_width": self.foot_width,
+            **{key: getattr(self, key) for key in OPTIONAL_NUMBERS},
         }
+
+
+OPTIONAL_NUMBERS = ("com_clearance", "pitch_amplitude", "roll_amplitude", "bank_gain", "swing_clearance")
 
 
 def _biped(name, hip_half_width, hip_drop, l_nom, l_max, foot_length, foot_width):
@@ -86,13 +95,14 @@ def character_from_json(data) -> Character:
         hip_offsets = np.array([[float(v) for v in hips[f]] for f in feet], dtype=float)
         numbers = {
             key: float(data.get(key, getattr(base, key)))
-            for key in ("leg_length_nominal", "leg_length_max", "foot_length", "foot_width")
+            for key in ("leg_length_nominal", "leg_length_max", "foot_length", "foot_width") + OPTIONAL_NUMBERS
         }
     except (TypeError, ValueError) as exc:
         raise CharacterError(f"character parameters must be numbers: {exc}") from None
     if hip_offsets.shape != (len(feet), 3) or not np.isfinite(hip_offsets).all():
         raise CharacterError("character hip_offsets must be finite [x, y, z] triples")
-    if not all(math.isfinite(v) and v > 0 for v in numbers.values()):
+    if not all(math.isfinite(v) and v >= 0 for v in numbers.values()) or not all(
+            numbers[k] > 0 for k in ("leg_length_nominal", "leg_length_max", "foot_length", "foot_width")):
         raise CharacterError(f"character lengths must be finite and positive: {numbers}")
     if not numbers["leg_length_nominal"] < numbers["leg_length_max"]:
         raise CharacterError("character needs leg_length_nominal < leg_length_max (vdP97 §2.2)")

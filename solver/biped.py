@@ -1,0 +1,85 @@
+"""Footprints to motion (vdP97 §2): schedule, COM optimisation, body orientation, legs, report.
+
+The machinery is written for any number of legs; bipeds are the first user. solve() handles one track,
+solve_batch() many independent tracks in one vectorised optimisation.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from . import legs as legs_module
+from . import orientation, spline
+from .character import Character, character_from_json
+from .motion import Motion, quality_report
+from .optimize import greedy_descent, levenberg_marquardt
+from .problem import Problem, Weights
+from .terrain import terrain_from_json
+from .track import Track
+
+METHODS = {"lm": levenberg_marquardt, "greedy": greedy_descent}
+
+
+def resolve(track: Track, character=None, terrain=None):
+    """The character and terrain a track asks for, unless given explicitly."""
+    character = character_from_json(track.character) if character is None else character
+    if terrain is None:
+        terrain = terrain_from_json(track.extras.get("terrain"))
+    return character, terrain
+
+
+def solve(track: Track, character: Character | None = None, terrain=None, fps: float = 60.0,
+          method: str = "lm", weights: Weights = Weights()) -> Motion:
+    return solve_batch([track], [character], [terrain], fps, method, weights)[0]
+
+
+def solve_batch(tracks, characters=None, terrains=None, fps: float = 60.0, method: str = "lm",
+                weights: Weights = Weights()):
+    """Solve independent tracks together: one problem, one optimisation, one Motion per track."""
+    started = time.perf_counter()
+    characters = characters or [None] * len(tracks)
+    terrains = terrains or [None] * len(tracks)
+    items = [(t,) + resolve(t, c, g) for t, c, g in zip(tracks, characters, terrains)]
+    problem = Problem(items, weights)
+    result = METHODS[method](problem)
+    motions = [sample_motion(problem, part, result.free[part.free], fps) for part in problem.parts]
+    elapsed = time.perf_counter() - started
+    terms = problem.energy_terms(result.free)
+    for i, motion in enumerate(motions):
+        motion.solve_seconds = elapsed / len(motions)
+        motion.report["energy"] = {k: float(v[i]) for k, v in terms.items()}
+        motion.report["optimizer"] = {"method": method, "iterations": result.iterations,
+                                      "evaluations": result.evaluations, "converged": result.converged}
+    return motions
+
+
+def sample_motion(problem: Problem, part, free, fps: float) -> Motion:
+    """Evaluate one track's solution at fps frames per second, from its first contact to its last lift-off."""
+    sched, ch, terrain = part.schedule, part.character, part.terrain
+    tr = sched.track
+    count = int(np.floor((sched.end - sched.start) * fps + 1e-9)) + 1
+    times = sched.start + np.arange(count) / fps
+    com, vel, acc = spline.evaluate(part.layout, free, times)
+    yaw = orientation.body_yaw(times, tr.contact, tr.liftoff, tr.headings)
+    pitch, roll = orientation.oscillation(orientation.stride_phase(times, tr.contact), ch.pitch_amplitude,
+                                          ch.roll_amplitude)
+    roll = roll + orientation.bank(acc, yaw, ch.bank_gain)
+    rot = orientation.rotation_matrices(yaw, pitch, roll)
+    hips = com[:, None, :] + np.einsum("nij,lj->nli", rot, ch.hip_offsets)
+    targets = legs_module.leg_targets(sched, ch, times, hips, terrain)
+    motion = Motion(fps, times, com, vel, acc, yaw, pitch, roll, hips, targets.position, targets.rotation,
+                    targets.toe_pivot, targets.contact, targets.footprint, ch)
+    ground = _ground(problem, part, times, com, terrain)
+    footprint_rotations = legs_module.flush_rotations(tr.headings, legs_module.terrain_normals(terrain, tr.positions[:, :2]))
+    motion.report = quality_report(motion, sched, footprint_rotations, ground,
+                                   ch.com_clearance * ch.leg_length_nominal)
+    return motion
+
+
+def _ground(problem, part, times, com, terrain):
+    if terrain is not None:
+        return terrain.heights(com[:, :2])
+    samples = problem.times[part.samples]
+    return np.interp(times, samples, problem.ground[part.samples])

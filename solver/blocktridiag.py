@@ -1,0 +1,65 @@
+"""Symmetric block-tridiagonal linear systems by cyclic (odd-even) reduction, vectorised.
+
+Each level eliminates every other block row at once, so the work is O(n) block operations done in
+O(log n) numpy calls: the Python overhead no longer grows with the length of the track.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+DENSE_LIMIT = 16  # below this many blocks one dense solve beats the reduction's numpy call count
+
+
+def solve(diag, upper, rhs):
+    """Solve the system with diagonal blocks diag (n, b, b), upper blocks upper (n-1, b, b) (block
+    (i, i+1); the lower blocks are their transposes) and right-hand side rhs (n, b)."""
+    n, b = diag.shape[:2]
+    if n <= DENSE_LIMIT:
+        dense = np.zeros((n, b, n, b))
+        idx = np.arange(n)
+        dense[idx, :, idx, :] = diag
+        dense[idx[:-1], :, idx[1:], :] = upper
+        dense[idx[1:], :, idx[:-1], :] = np.swapaxes(upper, 1, 2)
+        return np.linalg.solve(dense.reshape(n * b, n * b), rhs.reshape(-1)).reshape(n, b)
+    lower = np.zeros_like(diag)
+    up = np.zeros_like(diag)
+    if n > 1:
+        up[:-1] = upper
+        lower[1:] = np.swapaxes(upper, 1, 2)
+    return _reduce(diag, lower, up, rhs)
+
+
+def _reduce(d, lo, up, r):
+    """Solve lo_i x_{i-1} + d_i x_i + up_i x_{i+1} = r_i (lo_0 = 0, up_{n-1} = 0)."""
+    n = d.shape[0]
+    if n == 1:
+        return np.linalg.solve(d, r[..., None])[..., 0]
+    odd = np.arange(1, n, 2)
+    even = np.arange(0, n, 2)
+    d_odd_inv = np.linalg.inv(d[odd])
+    # Neighbours of each even row: odd rows i-1 and i+1 (absent at the ends).
+    prev_ = even - 1
+    next_ = even + 1
+    has_prev, has_next = prev_ >= 0, next_ < n
+    pos_prev = np.where(has_prev, (prev_ - 1) // 2, 0)  # index into odd arrays
+    pos_next = np.where(has_next, (next_ - 1) // 2, 0)
+    a = lo[even] @ np.where(has_prev[:, None, None], d_odd_inv[pos_prev], 0.0)  # lo_i D_{i-1}^-1
+    c = up[even] @ np.where(has_next[:, None, None], d_odd_inv[pos_next], 0.0)  # up_i D_{i+1}^-1
+    odd_lo, odd_up, odd_r = lo[odd], up[odd], r[odd]
+    d_new = d[even] - a @ odd_up[pos_prev] * has_prev[:, None, None] - c @ odd_lo[pos_next] * has_next[:, None, None]
+    lo_new = -(a @ odd_lo[pos_prev]) * has_prev[:, None, None]
+    up_new = -(c @ odd_up[pos_next]) * has_next[:, None, None]
+    r_new = (r[even] - np.einsum("nij,nj->ni", a, odd_r[pos_prev]) * has_prev[:, None]
+             - np.einsum("nij,nj->ni", c, odd_r[pos_next]) * has_next[:, None])
+    x_even = _reduce(d_new, lo_new, up_new, r_new)
+    # Back-substitute the odd rows: x_i = D_i^-1 (r_i - lo_i x_{i-1} - up_i x_{i+1}).
+    x = np.empty_like(r)
+    x[even] = x_even
+    left = x[odd - 1]
+    right_idx = np.minimum(odd + 1, n - 1)
+    right = np.where((odd + 1 < n)[:, None], x[right_idx], 0.0)
+    rhs = odd_r - np.einsum("nij,nj->ni", odd_lo, left) - np.einsum("nij,nj->ni", odd_up, right)
+    x[odd] = np.einsum("nij,nj->ni", d_odd_inv, rhs)
+    return x

@@ -1,0 +1,211 @@
+"""Leg targets (vdP97 §2.5): stance feet on their footprints, swing arcs between them, heel-off, flight.
+
+- Stance: the foot rests on its footprint, flush with the ground. When the hip would be farther than
+  l_max from mid-foot while ahead of the foot, the heel lifts: the foot pivots about its toe just enough
+  to bring the leg back within l_max (the toe stays exactly on the footprint).
+- Swing: from lift-off to the next contact of the same foot, a minimum-jerk progression (a bell-shaped
+  speed profile) along the straight line, raised by a bump that clears the ground under the path by the
+  character's swing clearance (stairs included); orientation turns about a single axis (vdP97 §2.5).
+- Flight: legs retract towards a shorter length in mid-flight, procedurally (vdP97 §2.5).
+- Before its first and after its last footprint a foot swings from / to a rest place beside the other
+  foot (the character starts and ends standing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+U_GRID = np.linspace(0.1, 0.9, 33)  # where a swing's clearance is checked
+PIVOT_ANGLES = np.radians(np.linspace(0.0, 75.0, 76))
+RETRACTED_LENGTH = 0.85  # l_nom: the leg length aimed for in mid-flight
+
+
+@dataclass(frozen=True)
+class LegTargets:
+    position: np.ndarray  # (N, L, 3) mid-foot sole point
+    rotation: np.ndarray  # (N, L, 3, 3) foot frame: +Y toes, +Z sole normal
+    toe_pivot: np.ndarray  # (N, L) radians the heel is lifted about the toe (stance only)
+    contact: np.ndarray  # (N, L) bool
+    footprint: np.ndarray  # (N, L) index of the footprint under the foot, or -1
+
+
+def min_jerk(u):
+    """Minimum-jerk progression 10u^3 - 15u^4 + 6u^5: zero speed at both ends, a bell in between."""
+    u = np.clip(u, 0.0, 1.0)
+    return u * u * u * (10.0 - 15.0 * u + 6.0 * u * u)
+
+
+def yaw_matrices(headings):
+    c, s = np.cos(headings), np.sin(headings)
+    z, o = np.zeros_like(c), np.ones_like(c)
+    return np.stack([c, -s, z, s, c, z, z, z, o], axis=-1).reshape(-1, 3, 3)
+
+
+def flush_rotations(headings, normals):
+    """Foot frames with toes along the heading, tilted so +Z is the ground normal (same as Blender's)."""
+    r = yaw_matrices(headings)
+    n = normals / np.linalg.norm(normals, axis=-1, keepdims=True)
+    n_local = np.einsum("nji,nj->ni", r, n)  # the normal in the heading frame
+    roll = np.arcsin(np.clip(n_local[:, 0], -1.0, 1.0))
+    pitch = np.arctan2(-n_local[:, 1], n_local[:, 2])
+    cp, sp, cr, sr = np.cos(pitch), np.sin(pitch), np.cos(roll), np.sin(roll)
+    z, o = np.zeros_like(cp), np.ones_like(cp)
+    rx = np.stack([o, z, z, z, cp, -sp, z, sp, cp], axis=-1).reshape(-1, 3, 3)
+    ry = np.stack([cr, z, sr, z, o, z, -sr, z, cr], axis=-1).reshape(-1, 3, 3)
+    return r @ rx @ ry
+
+
+def _axis_angle_between(r0, r1):
+    """Axis (n, 3) and angle (n,) of the rotation r0^T r1."""
+    rel = np.swapaxes(r0, 1, 2) @ r1
+    cos = np.clip((np.trace(rel, axis1=1, axis2=2) - 1.0) / 2.0, -1.0, 1.0)
+    angle = np.arccos(cos)
+    axis = np.stack([rel[:, 2, 1] - rel[:, 1, 2], rel[:, 0, 2] - rel[:, 2, 0], rel[:, 1, 0] - rel[:, 0, 1]], axis=1)
+    norm = np.linalg.norm(axis, axis=1, keepdims=True)
+    axis = np.where(norm > 1e-12, axis / np.maximum(norm, 1e-12), [0.0, 0.0, 1.0])
+    return axis, angle
+
+
+def _rodrigues(axis, angle):
+    k = np.zeros((len(axis), 3, 3))
+    k[:, 0, 1], k[:, 0, 2], k[:, 1, 2] = -axis[:, 2], axis[:, 1], -axis[:, 0]
+    k[:, 1, 0], k[:, 2, 0], k[:, 2, 1] = axis[:, 2], -axis[:, 1], axis[:, 0]
+    s, c = np.sin(angle)[:, None, None], np.cos(angle)[:, None, None]
+    return np.eye(3) + s * k + (1.0 - c) * (k @ k)
+
+
+def ground_heights(terrain, xy, fallback):
+    return fallback if terrain is None else terrain.heights(xy)
+
+
+def terrain_normals(terrain, xy, eps=0.02):
+    if terrain is None:
+        return np.tile([0.0, 0.0, 1.0], (len(xy), 1))
+    dx = (terrain.heights(xy + [eps, 0.0]) - terrain.heights(xy - [eps, 0.0])) / (2 * eps)
+    dy = (terrain.heights(xy + [0.0, eps]) - terrain.heights(xy - [0.0, eps])) / (2 * eps)
+    n = np.stack([-dx, -dy, np.ones_like(dx)], axis=1)
+    return n / np.linalg.norm(n, axis=1, keepdims=True)
+
+
+def leg_targets(schedule, character, times, hips, terrain=None):
+    """Foot targets for every leg at the given times, with hips (N, L, 3) from the body motion."""
+    tr = schedule.track
+    n, legs = len(times), len(character.feet)
+    rotations_fp = flush_rotations(tr.headings, terrain_normals(terrain, tr.positions[:, :2]))
+    position = np.zeros((n, legs, 3))
+    rotation = np.tile(np.eye(3), (n, legs, 1, 1))
+    pivot = np.zeros((n, legs))
+    contact = np.zeros((n, legs), dtype=bool)
+    footprint = np.full((n, legs), -1)
+    half = 0.5 * character.foot_length
+    for leg in range(legs):  # a handful of legs
+        mine = np.flatnonzero(schedule.leg_of_footprint == leg)
+        if mine.size == 0:
+            continue
+        anchors_pos, anchors_rot, lift, land = _anchors(schedule, character, leg, mine, rotations_fp)
+        # Anchor k is left at lift[k] and anchor k+1 reached at land[k + 1].
+        k = np.clip(np.searchsorted(land, times, side="right") - 1, 0, len(land) - 1)
+        standing = times < lift[k]
+        is_fp = (k >= 1) & (k <= len(mine))
+        on = standing & is_fp
+        fp_index = np.where(is_fp, mine[np.clip(k - 1, 0, len(mine) - 1)], -1)
+        # Swing from anchor k to k + 1 (or hold the last anchor).
+        nxt = np.minimum(k + 1, len(land) - 1)
+        duration = np.maximum(land[nxt] - lift[k], 1e-9)
+        u = np.where(standing, 0.0, (times - lift[k]) / duration)
+        u = np.where(nxt == k, 0.0, u)
+        s = min_jerk(u)
+        p0, p1 = anchors_pos[k], anchors_pos[nxt]
+        line = p0 + (p1 - p0) * s[:, None]
+        bump = _swing_bump(p0, p1, character, terrain)
+        swing_pos = line + np.stack([np.zeros(n), np.zeros(n), bump * 4.0 * u * (1.0 - u)], axis=1)
+        axis, angle = _axis_angle_between(anchors_rot[k], anchors_rot[nxt])
+        swing_rot = anchors_rot[k] @ _rodrigues(axis, angle * s)
+        pos = np.where(standing[:, None], p0, swing_pos)
+        rot = np.where(standing[:, None, None], anchors_rot[k], swing_rot)
+        beta = np.zeros(n)
+        if on.any():
+            beta[on], pos[on], rot[on] = _heel_off(pos[on], rot[on], hips[on, leg], character, half)
+        position[:, leg], rotation[:, leg], pivot[:, leg] = pos, rot, beta
+        contact[:, leg], footprint[:, leg] = on, np.where(on, fp_index, -1)
+    _retract_in_flight(position, hips, times, schedule, character)
+    return LegTargets(position, rotation, pivot, contact, footprint)
+
+
+def _anchors(schedule, character, leg, mine, rotations_fp):
+    """Rest place, the leg's footprints, rest place: positions, rotations, lift-off and landing times."""
+    tr = schedule.track
+    others = np.flatnonzero(schedule.leg_of_footprint != leg)
+
+    def rest_beside(t):
+        if others.size == 0:
+            j = mine[0] if t <= tr.contact[mine[0]] else mine[-1]
+            return tr.positions[j], rotations_fp[j]
+        j = others[np.argmin(np.abs(tr.contact[others] - t))]
+        other_leg = schedule.leg_of_footprint[j]
+        offset = character.hip_offsets[leg] - character.hip_offsets[other_leg]
+        offset = np.array([offset[0], offset[1], 0.0])
+        return tr.positions[j] + rotations_fp[j] @ offset, rotations_fp[j]
+
+    start_pos, start_rot = rest_beside(schedule.start)
+    end_pos, end_rot = rest_beside(schedule.end)
+    if tr.contact[mine[0]] <= schedule.start:
+        start_pos, start_rot = tr.positions[mine[0]], rotations_fp[mine[0]]
+    if tr.liftoff[mine[-1]] >= schedule.end:
+        end_pos, end_rot = tr.positions[mine[-1]], rotations_fp[mine[-1]]
+    pos = np.concatenate([start_pos[None], tr.positions[mine], end_pos[None]])
+    rot = np.concatenate([start_rot[None], rotations_fp[mine], end_rot[None]])
+    lift = np.concatenate([[schedule.start], tr.liftoff[mine], [np.inf]])
+    land = np.concatenate([[-np.inf], tr.contact[mine], [max(schedule.end, tr.liftoff[mine[-1]])]])
+    return pos, rot, lift, land
+
+
+def _swing_bump(p0, p1, character, terrain):
+    """Per sample, the height of the swing's arc above the straight line so it clears the ground."""
+    clearance = character.swing_clearance * character.leg_length_nominal
+    u = U_GRID[None, :]
+    s = min_jerk(u)
+    path = p0[:, None, :] + (p1 - p0)[:, None, :] * s[..., None]
+    # Without a terrain, the ground between two footprints is taken as the higher of the two (a step).
+    fallback = np.maximum(p0[:, None, 2], p1[:, None, 2]) * np.ones_like(s)
+    ground = ground_heights(terrain, path[..., :2], fallback)
+    needed = (ground + clearance - path[..., 2]) / (4.0 * u * (1.0 - u))
+    moving = np.linalg.norm(p1 - p0, axis=1) > 1e-6
+    return np.where(moving, np.maximum(clearance, needed.max(axis=1)), 0.0)
+
+
+def _heel_off(pos, rot, hip, character, half):
+    """Lift the heel about the toe until the hip is within l_max of mid-foot (vdP97 §2.4.1, §2.5)."""
+    fwd = rot[:, :, 1]
+    toe = pos + half * fwd
+    ahead = np.einsum("nd,nd->n", hip - pos, fwd) > 0.0
+    c, s = np.cos(PIVOT_ANGLES), np.sin(PIVOT_ANGLES)
+    # mid(beta) = toe + R Rx(-beta) (0, -half, 0) = toe - half cos(beta) fwd + half sin(beta) up
+    up = rot[:, :, 2]
+    mids = toe[:, None, :] - half * c[None, :, None] * fwd[:, None, :] + half * s[None, :, None] * up[:, None, :]
+    reach = np.linalg.norm(hip[:, None, :] - mids, axis=-1)
+    fits = reach <= character.leg_length_max
+    first = np.where(fits.any(axis=1), fits.argmax(axis=1), len(PIVOT_ANGLES) - 1)
+    beta = np.where(ahead, PIVOT_ANGLES[first], 0.0)
+    cb, sb = np.cos(-beta), np.sin(-beta)
+    z, o = np.zeros_like(cb), np.ones_like(cb)
+    rx = np.stack([o, z, z, z, cb, -sb, z, sb, cb], axis=-1).reshape(-1, 3, 3)
+    new_rot = rot @ rx
+    new_pos = toe - half * new_rot[:, :, 1]
+    return beta, new_pos, new_rot
+
+
+def _retract_in_flight(position, hips, times, schedule, character):
+    """Pull the feet towards the hips in mid-flight, smoothly from lift-off to landing."""
+    for start, end in schedule.flight_intervals:  # a handful of flights per track
+        inside = (times > start) & (times < end)
+        if not inside.any():
+            continue
+        w = np.sin(np.pi * (times[inside] - start) / (end - start)) ** 2
+        leg = position[inside] - hips[inside]
+        length = np.linalg.norm(leg, axis=-1, keepdims=True)
+        target = RETRACTED_LENGTH * character.leg_length_nominal
+        shorter = hips[inside] + leg * np.minimum(1.0, target / np.maximum(length, 1e-9))
+        position[inside] += w[:, None, None] * (shorter - position[inside])

@@ -1,0 +1,115 @@
+"""The solved motion: COM, body orientation, hips and feet sampled at any rate, with a quality report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import physics
+from .character import GRAVITY
+
+MOTION_FORMAT = "footprint-motion"
+
+
+@dataclass
+class Motion:
+    fps: float
+    times: np.ndarray  # (N,)
+    com: np.ndarray  # (N, 3)
+    com_velocity: np.ndarray
+    com_acceleration: np.ndarray
+    yaw: np.ndarray  # (N,) body orientation, radians (orientation.py)
+    pitch: np.ndarray
+    roll: np.ndarray
+    hips: np.ndarray  # (N, L, 3)
+    feet: np.ndarray  # (N, L, 3) mid-foot sole point
+    foot_rotation: np.ndarray  # (N, L, 3, 3)
+    toe_pivot: np.ndarray  # (N, L)
+    contact: np.ndarray  # (N, L) bool: the foot stands on a footprint
+    footprint: np.ndarray  # (N, L) footprint index (time order) or -1
+    character: object
+    report: dict = field(default_factory=dict)
+    solve_seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        feet = self.character.feet
+
+        def rows(a):
+            return np.round(a, 6).tolist()
+
+        return {
+            "format": MOTION_FORMAT,
+            "version": 1,
+            "fps": self.fps,
+            "times": rows(self.times),
+            "com": rows(self.com),
+            "orientation": {"yaw": rows(self.yaw), "pitch": rows(self.pitch), "roll": rows(self.roll)},
+            "feet": {f: rows(self.feet[:, i]) for i, f in enumerate(feet)},
+            "toe_pivot": {f: rows(self.toe_pivot[:, i]) for i, f in enumerate(feet)},
+            "hips": {f: rows(self.hips[:, i]) for i, f in enumerate(feet)},
+            "support": [[f for i, f in enumerate(feet) if c[i]] for c in self.contact],
+            "character": self.character.to_json(),
+            "report": self.report,
+            "solve_seconds": self.solve_seconds,
+        }
+
+
+def support_points(motion: Motion):
+    """The point each stance foot pushes on: its toe when the heel is up, else mid-foot."""
+    half = 0.5 * motion.character.foot_length
+    toe = motion.feet + half * motion.foot_rotation[..., :, 1]
+    return np.where((motion.toe_pivot > 0.0)[..., None], toe, motion.feet)
+
+
+def quality_report(motion: Motion, schedule, footprint_rotations, ground_height, clearance_required) -> dict:
+    """Measures of physical and visual plausibility, on the sampled motion itself.
+
+    - non_physical_force: |F - proj(F)| / (m g) at each sample (physics.py), mean and peak;
+    - leg_length: per leg, min and max hip-to-support distance while in stance, against l_max;
+    - com_clearance: lowest COM height above the ground, against the required clearance;
+    - stance_slip: the largest movement of a stance foot's toe from its footprint's toe (metres);
+    - flight: the largest deviation of the COM's vertical acceleration from -g, and the largest horizontal
+      acceleration, as fractions of g, over samples inside flight phases.
+    """
+    ch = motion.character
+    support = support_points(motion)
+    to_com = motion.com[:, None, :] - support
+    directions = to_com / np.linalg.norm(to_com, axis=-1, keepdims=True)
+    residual = physics.nonphysical_force(physics.required_force(motion.com_acceleration), directions, motion.contact)
+    fraction = np.linalg.norm(residual, axis=1) / GRAVITY
+    legs = np.linalg.norm(motion.hips - support, axis=-1)
+    leg_report = {}
+    for i, foot in enumerate(ch.feet):
+        stance = motion.contact[:, i]
+        values = legs[stance, i]
+        leg_report[foot] = {
+            "min": float(values.min()) if values.size else None,
+            "max": float(values.max()) if values.size else None,
+            "max_allowed": ch.leg_length_max,
+            "nominal": ch.leg_length_nominal,
+        }
+    tr = schedule.track
+    half = 0.5 * ch.foot_length
+    toe_now = motion.feet + half * motion.foot_rotation[..., :, 1]
+    fp = np.where(motion.contact, motion.footprint, 0)
+    toe_fp = tr.positions[fp] + half * footprint_rotations[fp][..., :, 1]
+    slip = np.where(motion.contact, np.linalg.norm(toe_now - toe_fp, axis=-1), 0.0)
+    t = motion.times
+    in_flight = np.zeros(len(t), dtype=bool)
+    for start, end in schedule.flight_intervals:
+        in_flight |= (t > start) & (t < end)
+    a = motion.com_acceleration
+    clearance = motion.com[:, 2] - ground_height
+    return {
+        "non_physical_force": {"mean": float(fraction.mean()), "peak": float(fraction.max()), "unit": "body weight"},
+        "leg_length": leg_report,
+        "com_clearance": {"min": float(clearance.min()), "required": float(clearance_required)},
+        "stance_slip": float(slip.max()) if slip.size else 0.0,
+        "flight": {
+            "samples": int(in_flight.sum()),
+            "vertical_acceleration_error": float(np.abs(a[in_flight, 2] + GRAVITY).max() / GRAVITY) if in_flight.any() else 0.0,
+            "horizontal_acceleration": float(np.linalg.norm(a[in_flight, :2], axis=1).max() / GRAVITY) if in_flight.any() else 0.0,
+        },
+    }
+

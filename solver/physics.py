@@ -1,0 +1,67 @@
+"""The physics term: the non-physical force needed to produce the COM acceleration (vdP97 §2.4.1).
+
+With unit mass the legs must supply F = a - g (vdP97: e = ||F + mg - ma||). A stance leg can only push,
+along the line from its point of support to the COM, so the feasible leg forces form the convex cone
+spanned by the unit vectors K_i from each support point to the COM:
+- flight: the cone is {0}, all of F is non-physical;
+- single stance: the ray lambda K, lambda >= 0 (vdP97 Fig. 7, F' = max(0, F . K));
+- double stance: the wedge between K_1 and K_2 in their plane (vdP97 Fig. 8, Torkos eq. 3: the
+  out-of-plane part and the in-plane part outside the wedge are non-physical);
+- three or four legs (quadrupeds): the polyhedral cone.
+The non-physical force is F minus its projection onto that cone, found exactly by trying every face of
+the cone (the projection lies in the relative interior of one face); vectorised over samples.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+
+from .spline import GRAVITY_VECTOR
+
+_RIDGE = 1e-12
+
+
+def _faces(legs: int):
+    return [c for k in range(1, min(legs, 3) + 1) for c in combinations(range(legs), k)]
+
+
+def nonphysical_force(required, directions, active):
+    """Residual vectors (S, 3): required (S, 3) force, directions (S, L, 3) unit K_i, active (S, L) bool."""
+    required = np.asarray(required, dtype=float)
+    best = required.copy()  # the zero force is always feasible
+    best_norm = np.einsum("sd,sd->s", best, best)
+    # lam_i = F . K_i, shared by the faces below.
+    along = np.einsum("sld,sd->sl", directions, required)
+    for face in _faces(directions.shape[1]):
+        ok = active[:, face].all(axis=1)
+        if len(face) == 1:
+            (i,) = face
+            lam = along[:, i]
+            ok &= lam >= 0.0
+            resid = required - lam[:, None] * directions[:, i]
+        elif len(face) == 2:  # the wedge: 2 x 2 normal equations in closed form (unit K_i)
+            i, j = face
+            c = np.einsum("sd,sd->s", directions[:, i], directions[:, j])
+            det = np.maximum(1.0 - c * c, _RIDGE)
+            lam_i = (along[:, i] - c * along[:, j]) / det
+            lam_j = (along[:, j] - c * along[:, i]) / det
+            ok &= (lam_i >= 0.0) & (lam_j >= 0.0)
+            resid = required - lam_i[:, None] * directions[:, i] - lam_j[:, None] * directions[:, j]
+        else:
+            k = directions[:, face, :]  # (S, 3, 3)
+            gram = np.einsum("sid,sjd->sij", k, k) + _RIDGE * np.eye(len(face))
+            lam = np.linalg.solve(gram, along[:, face, None])[..., 0]
+            ok &= (lam >= 0.0).all(axis=1)
+            resid = required - np.einsum("si,sid->sd", lam, k)
+        norm = np.einsum("sd,sd->s", resid, resid)
+        better = ok & (norm < best_norm)
+        best = np.where(better[:, None], resid, best)
+        best_norm = np.where(better, norm, best_norm)
+    return best
+
+
+def required_force(acceleration):
+    """The net leg force per unit mass that the acceleration needs: F = a - g."""
+    return np.asarray(acceleration, dtype=float) - GRAVITY_VECTOR

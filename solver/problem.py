@@ -1,0 +1,300 @@
+"""The COM optimisation problem (vdP97 §2.4), for one track or many independent tracks at once.
+
+Several tracks are solved as one problem: their knots, segments and samples are concatenated, so every
+numpy operation covers all of them, and the normal equations stay block-tridiagonal (no block couples
+two tracks). Energies, damping and acceptance are kept per track.
+
+Energy, unit mass, summed over samples t_i with weight dt (vdP97 §2.4.3), as squared residuals:
+- physics: the non-physical force (physics.py), Torkos eq. 3's squared form;
+- comfort: k (l - l_nom)^2 for each stance leg (vdP97 §2.4.2, Torkos eq. 4), l from hip to support;
+- barrier: k_b max(0, l - (l_max - margin))^2, keeping each stance leg within l_max;
+- clearance: k_c max(0, ground + c - z)^2, the COM above the terrain (Torkos §4.6.2).
+The point of support is mid-foot, or the toe when the leg would over-extend with the hip ahead of the
+foot: the foot is then on its toes (vdP97 §2.4.1; blended, see support_points).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import orientation, physics
+from .schedule import SAMPLES_PER_SEGMENT, build_schedule
+from .spline import hermite_basis, layout
+
+TOE_RAMP = 0.5  # the point of support blends from mid-foot to the toe over this fraction of half a foot
+FD_STEP = 1e-6  # forward differences of each sample's residuals in its own position and acceleration
+
+
+@dataclass(frozen=True)
+class Weights:
+    physics: float = 1.0
+    comfort: float = 150.0
+    barrier: float = 1e5
+    clearance: float = 1e5
+    barrier_margin: float = 0.015  # metres below l_max where the barrier starts
+    effort: float = 0.0  # weight on |a - g|^2, the supporting force (vdP97 §3 allows it)
+
+
+@dataclass
+class TrackPart:
+    """One track's share of the concatenated problem."""
+
+    schedule: object
+    layout: object
+    character: object
+    terrain: object
+    free: slice  # its rows in the free-state array
+    segments: slice
+    samples: slice
+    footprints: slice
+
+
+def _smoothstep(x):
+    x = np.clip(x, 0.0, 1.0)
+    return x * x * (3.0 - 2.0 * x)
+
+
+def _forward(headings):
+    return np.stack([-np.sin(headings), np.cos(headings), np.zeros_like(headings)], axis=-1)
+
+
+class Problem:
+    def __init__(self, items, weights: Weights = Weights(), per_segment: int = SAMPLES_PER_SEGMENT):
+        """items: (track, character, terrain or None) triples."""
+        self.weights = weights
+        self.per_segment = per_segment
+        self.parts = []
+        legs = max(len(character.feet) for _track, character, _terrain in items)
+        self.legs = legs
+        cols = {k: [] for k in ("left", "right", "g_left", "o_left", "g_right", "o_right", "h", "seg_track",
+                                "times", "dt", "cp", "ca", "active", "mid", "toe", "fwd", "hip", "l_nom",
+                                "l_max", "toe_ramp", "clear", "ground", "sample_track", "fp_pos", "fp_track")}
+        nf = ns = nsmp = nfp = 0
+        for index, (track, character, terrain) in enumerate(items):
+            sched = build_schedule(track, character)
+            lay = layout(sched)
+            tr = sched.track
+            times, seg, dt, support_times = sched.sample_times(per_segment)
+            s = (times - sched.knot_times[seg]) / np.diff(sched.knot_times)[seg]
+            cp, _cv, ca = hermite_basis(s, np.diff(sched.knot_times)[seg])
+            active_fp = sched.active_footprints(support_times)
+            if active_fp.shape[1] < legs:
+                active_fp = np.pad(active_fp, ((0, 0), (0, legs - active_fp.shape[1])), constant_values=-1)
+            on = active_fp >= 0
+            safe = np.where(on, active_fp, 0)
+            mid = tr.positions[safe]
+            fwd = _forward(tr.headings)[safe]
+            toe = mid + 0.5 * character.foot_length * fwd
+            yaw = orientation.body_yaw(times, tr.contact, tr.liftoff, tr.headings)
+            pitch, roll = orientation.oscillation(orientation.stride_phase(times, tr.contact),
+                                                  character.pitch_amplitude, character.roll_amplitude)
+            rot = orientation.rotation_matrices(yaw, pitch, roll)
+            offsets = np.zeros((legs, 3))
+            offsets[: len(character.feet)] = character.hip_offsets
+            hip = np.einsum("sij,lj->sli", rot, offsets)
+            # Ground under the COM without a terrain: the supporting footprints' mean height, interpolated in
+            # time across flights.
+            z_on = np.where(on, mid[..., 2], 0.0).sum(axis=1) / np.maximum(on.sum(axis=1), 1)
+            supported = on.any(axis=1)
+            ground = np.interp(times, times[supported], z_on[supported])
+            n_free, n_seg, n_smp = lay.n_free, len(lay.left), len(times)
+            cols["left"].append(lay.left + nf)
+            cols["right"].append(lay.right + nf)
+            for key in ("g_left", "o_left", "g_right", "o_right"):
+                cols[key].append(getattr(lay, key))
+            cols["h"].append(np.diff(sched.knot_times))
+            cols["seg_track"].append(np.full(n_seg, index))
+            cols["times"].append(times)
+            cols["dt"].append(dt)
+            cols["cp"].append(cp)
+            cols["ca"].append(ca)
+            cols["active"].append(on)
+            cols["mid"].append(mid)
+            cols["toe"].append(toe)
+            cols["fwd"].append(fwd)
+            cols["hip"].append(hip)
+            cols["l_nom"].append(np.full(n_smp, character.leg_length_nominal))
+            cols["l_max"].append(np.full(n_smp, character.leg_length_max))
+            cols["toe_ramp"].append(np.full(n_smp, TOE_RAMP * 0.5 * character.foot_length))
+            cols["clear"].append(np.full(n_smp, character.com_clearance * character.leg_length_nominal))
+            cols["ground"].append(ground)
+            cols["sample_track"].append(np.full(n_smp, index))
+            cols["fp_pos"].append(tr.positions)
+            cols["fp_track"].append(np.full(len(tr), index))
+            self.parts.append(TrackPart(sched, lay, character, terrain, slice(nf, nf + n_free),
+                                        slice(ns, ns + n_seg), slice(nsmp, nsmp + n_smp), slice(nfp, nfp + len(tr))))
+            nf, ns, nsmp, nfp = nf + n_free, ns + n_seg, nsmp + n_smp, nfp + len(tr)
+        for key, values in cols.items():
+            setattr(self, key, np.concatenate(values))
+        self.n_free, self.n_tracks = nf, len(items)
+        self.samples_per_segment = per_segment + 1
+        self.sample_segment = np.repeat(np.arange(ns), self.samples_per_segment)
+        self.free_track = np.concatenate([np.full(p.free.stop - p.free.start, i) for i, p in enumerate(self.parts)])
+        self.coupled = self.right != self.left  # segments linking two free states (not a flight)
+        # One matrix per segment from [left free state, right free state] to [start state, end state].
+        # Across a flight both ends derive from the same free state: its columns move to the left half and
+        # the right half is zero, so the flight's contributions land on one diagonal block.
+        g_both = np.zeros((len(self.left), 12, 12))
+        g_both[:, :6, :6] = self.g_left
+        g_both[:, 6:, 6:] = self.g_right
+        flight = ~self.coupled
+        g_both[flight, 6:, :6] = self.g_right[flight]
+        g_both[flight, 6:, 6:] = 0.0
+        self.g_both = g_both
+        self.terrain_groups = self._terrain_groups()
+
+    def _terrain_groups(self):
+        """Sample rows per distinct terrain object: a handful of groups, each queried in one call."""
+        groups = {}
+        for part in self.parts:
+            if part.terrain is not None:
+                groups.setdefault(id(part.terrain), (part.terrain, []))[1].append(
+                    np.arange(part.samples.start, part.samples.stop))
+        return [(terrain, np.concatenate(rows)) for terrain, rows in groups.values()]
+
+    # --- the trajectory -------------------------------------------------------------------------
+
+    def initial_free(self):
+        """vdP97 §2.4.3, Fig. 9: each knot above its footprints at nominal leg height, zero tangents."""
+        free = np.zeros((self.n_free, 6))
+        for part in self.parts:
+            sched, char = part.schedule, part.character
+            tr = sched.track
+            knot_times = sched.knot_times
+            active = sched.active_footprints(knot_times)
+            on = active >= 0
+            # A knot where no foot is down (a flight starts) sits above the footprints just left.
+            just_left = np.abs(tr.liftoff[None, :] - knot_times[:, None]) < 1e-9
+            weights = np.zeros((len(knot_times), len(tr)))
+            rows, legs_ = np.nonzero(on)
+            weights[rows, active[rows, legs_]] = 1.0
+            weights[~on.any(axis=1)] = just_left[~on.any(axis=1)]
+            empty = weights.sum(axis=1) == 0
+            nearest = np.argmin(np.abs(tr.contact[None, :] - knot_times[:, None]), axis=1)
+            weights[empty, nearest[empty]] = 1.0
+            centre = weights @ tr.positions / weights.sum(axis=1, keepdims=True)
+            height = char.leg_length_nominal - char.hip_offsets[:, 2].mean()
+            states = np.zeros((len(knot_times), 6))
+            states[:, :3] = centre + [0.0, 0.0, height]
+            keep = np.concatenate([[True], ~sched.flight])  # knots that are free states
+            free[part.free] = states[keep]
+        return free
+
+    def sample_states(self, free, rows=None):
+        """COM positions and accelerations (S, 3) at the samples (or the given sample rows)."""
+        seg = self.sample_segment if rows is None else self.sample_segment[rows]
+        cp = self.cp if rows is None else self.cp[rows]
+        ca = self.ca if rows is None else self.ca[rows]
+        start = np.einsum("sij,sj->si", self.g_left[seg], free[self.left[seg]]) + self.o_left[seg]
+        end = np.einsum("sij,sj->si", self.g_right[seg], free[self.right[seg]]) + self.o_right[seg]
+        p = cp[:, 0:1] * start[:, :3] + cp[:, 1:2] * start[:, 3:] + cp[:, 2:3] * end[:, :3] + cp[:, 3:4] * end[:, 3:]
+        a = ca[:, 0:1] * start[:, :3] + ca[:, 1:2] * start[:, 3:] + ca[:, 2:3] * end[:, :3] + ca[:, 3:4] * end[:, 3:]
+        return p, a
+
+    # --- residuals ------------------------------------------------------------------------------
+
+    def ground_under(self, p, rows):
+        """Terrain height under COM positions p (B, S, 3) for sample rows (S,)."""
+        ground = np.broadcast_to(self.ground[rows], p.shape[:-1]).copy()
+        for terrain, group_rows in self.terrain_groups:
+            mask = np.isin(rows, group_rows)
+            if mask.any():
+                ground[:, mask] = terrain.heights(p[:, mask, :2])
+        return ground
+
+    def support_points(self, p, rows):
+        """Points of support (B, S, L, 3) and hips (B, S, L, 3) for COM positions p.
+
+        The support moves from mid-foot to the toe as the leg nears full extension with the hip ahead of
+        the foot (vdP97 §2.4.1). The move is blended over a distance in proportion to the shift itself
+        (TOE_RAMP of half a foot) so the energy stays smooth: a hard switch, or a blend much shorter than
+        the shift, leaves the optimiser crawling along a crease.
+        """
+        hip = p[:, :, None, :] + self.hip[rows][None]
+        mid = self.mid[rows][None]
+        hip_from_mid = hip - mid
+        reach = np.sqrt(np.einsum("bsld,bsld->bsl", hip_from_mid, hip_from_mid))
+        ahead = np.einsum("bsld,sld->bsl", hip_from_mid, self.fwd[rows])
+        ramp = self.toe_ramp[rows][None, :, None]
+        onset = self.l_max[rows][None, :, None] - self.weights.barrier_margin - ramp
+        on_toes = _smoothstep((reach - onset) / ramp) * _smoothstep(ahead / ramp)
+        support = mid + on_toes[..., None] * (self.toe[rows][None] - mid)
+        return support, hip
+
+    def residuals(self, p, a, rows):
+        """Weighted residuals (B, S, 3 + 2L + 1) at positions/accelerations (B, S, 3) of sample rows (S,)."""
+        w = self.weights
+        batch, n = p.shape[:2]
+        active = self.active[rows]
+        support, hip = self.support_points(p, rows)
+        to_com = p[:, :, None, :] - support
+        directions = to_com / np.maximum(np.sqrt(np.einsum("bsld,bsld->bsl", to_com, to_com)), 1e-9)[..., None]
+        phys = physics.nonphysical_force(
+            physics.required_force(a.reshape(-1, 3)), directions.reshape(batch * n, -1, 3),
+            np.broadcast_to(active, (batch,) + active.shape).reshape(batch * n, -1),
+        ).reshape(batch, n, 3)
+        leg = hip - support
+        length = np.sqrt(np.einsum("bsld,bsld->bsl", leg, leg))
+        comfort = np.where(active, length - self.l_nom[rows][:, None], 0.0)
+        over = np.where(active, np.maximum(0.0, length - (self.l_max[rows][:, None] - w.barrier_margin)), 0.0)
+        low = np.maximum(0.0, self.ground_under(p, rows) + self.clear[rows] - p[..., 2])
+        scale = np.sqrt(self.dt[rows])[None, :, None]
+        return scale * np.concatenate([
+            np.sqrt(w.physics) * phys, np.sqrt(w.comfort) * comfort, np.sqrt(w.barrier) * over,
+            np.sqrt(w.clearance) * low[..., None], np.sqrt(w.effort) * (a - physics.GRAVITY_VECTOR),
+        ], axis=-1)
+
+    def energy_terms(self, free):
+        """Per track: total energy, and its physics / comfort / barrier / clearance parts."""
+        p, a = self.sample_states(free)
+        r = self.residuals(p[None], a[None], np.arange(len(self.times)))[0]
+        legs = self.legs
+        parts = {"physics": r[:, :3], "comfort": r[:, 3:3 + legs], "barrier": r[:, 3 + legs:3 + 2 * legs],
+                 "clearance": r[:, 3 + 2 * legs:4 + 2 * legs], "effort": r[:, 4 + 2 * legs:]}
+        out = {k: np.bincount(self.sample_track, (v**2).sum(axis=1), self.n_tracks) for k, v in parts.items()}
+        out["total"] = sum(out.values())
+        return out
+
+    def track_energies(self, free):
+        p, a = self.sample_states(free)
+        r = self.residuals(p[None], a[None], np.arange(len(self.times)))[0]
+        return np.bincount(self.sample_track, (r**2).sum(axis=1), self.n_tracks)
+
+    # --- Gauss-Newton normal equations --------------------------------------------------------
+
+    def linearize(self, free):
+        """Residuals and the block-tridiagonal normal equations J^T J, J^T r per free state.
+
+        Each sample's residual depends on its COM position and acceleration only; those six numbers are
+        differentiated by forward differences in one vectorised call, then mapped exactly (the spline is
+        linear in its states) onto the segment's two free states.
+        """
+        rows = np.arange(len(self.times))
+        p, a = self.sample_states(free)
+        pert = np.concatenate([np.zeros((1, 6)), np.eye(6) * FD_STEP])  # (7, 6)
+        r_all = self.residuals(p[None] + pert[:, None, :3], a[None] + pert[:, None, 3:], rows)  # (7, S, R)
+        r = r_all[0]
+        d = (r_all[1:] - r) / FD_STEP  # (6, S, R): d r / d (p, a)
+        dr_dp = np.moveaxis(d[:3], 0, -1)  # (S, R, 3)
+        dr_da = np.moveaxis(d[3:], 0, -1)
+        cp, ca = self.cp[:, None, :, None], self.ca[:, None, :, None]  # (S, 1, 4, 1)
+        # d r / d [P0, V0, P1, V1] of the segment's end states: (S, R, 4, 3) -> (S, R, 12)
+        jac = (dr_dp[:, :, None, :] * cp + dr_da[:, :, None, :] * ca).reshape(len(r), -1, 12)
+        seg = self.sample_segment
+        jac = jac @ self.g_both[seg]  # onto [left free state, right free state]
+        m = self.samples_per_segment
+        n_seg = len(self.left)
+        normal = (np.swapaxes(jac, 1, 2) @ jac).reshape(n_seg, m, 12, 12).sum(axis=1)
+        rhs = np.einsum("sri,sr->si", jac, r).reshape(n_seg, m, 12).sum(axis=1)
+        diag = np.zeros((self.n_free, 6, 6))
+        upper = np.zeros((max(self.n_free - 1, 0), 6, 6))
+        grad = np.zeros((self.n_free, 6))
+        np.add.at(diag, self.left, normal[:, :6, :6])
+        np.add.at(diag, self.right, normal[:, 6:, 6:])
+        np.add.at(upper, self.left[self.coupled], normal[self.coupled, :6, 6:])
+        np.add.at(grad, self.left, rhs[:, :6])
+        np.add.at(grad, self.right, rhs[:, 6:])
+        energies = np.bincount(self.sample_track, (r**2).sum(axis=1), self.n_tracks)
+        return energies, diag, upper, grad

@@ -1,0 +1,90 @@
+"""From a footprint track to a contact schedule: spline knots, segments, flights, samples, supports.
+
+vdP97 §2.3: one Hermite segment per step, from a footfall to the next footfall, and a second segment for
+the flight phase of a step that has one. Knots therefore sit at every distinct contact time and at every
+lift-off that leaves no foot on the ground; the first contact and the last lift-off bound the motion.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .character import Character
+from .errors import UnknownFootError
+from .track import Track, validate
+
+SAMPLES_PER_SEGMENT = 10  # vdP97 §2.4.3: the energy integral is discretised at 10 points per segment
+INSIDE = 1e-9  # seconds: boundary samples take the support set of their own segment
+
+
+@dataclass(frozen=True)
+class Schedule:
+    track: Track  # in time order
+    leg_of_footprint: np.ndarray  # (F,) index into character.feet
+    knot_times: np.ndarray  # (K,)
+    flight: np.ndarray  # (K-1,) bool: no foot on the ground during segment k
+    flight_intervals: np.ndarray  # (n, 2) start and end times of each flight phase
+
+    @property
+    def start(self) -> float:
+        return float(self.knot_times[0])
+
+    @property
+    def end(self) -> float:
+        return float(self.knot_times[-1])
+
+    @property
+    def segments(self) -> int:
+        return len(self.knot_times) - 1
+
+    def sample_times(self, per_segment: int = SAMPLES_PER_SEGMENT):
+        """The trapezoidal rule over per_segment slices of each segment (per_segment + 1 points, both ends
+        included, so every contact, lift-off and the motion's end are sampled).
+
+        Returns times (S,), segment (S,), weights dt (S,) and support_times (S,): the boundary samples
+        look up the support set just inside their own segment.
+        """
+        k0, k1 = self.knot_times[:-1], self.knot_times[1:]
+        fraction = np.arange(per_segment + 1) / per_segment
+        times = (k0[:, None] + (k1 - k0)[:, None] * fraction[None, :]).ravel()
+        segment = np.repeat(np.arange(self.segments), per_segment + 1)
+        trapezoid = np.ones(per_segment + 1)
+        trapezoid[[0, -1]] = 0.5
+        dt = (((k1 - k0) / per_segment)[:, None] * trapezoid[None, :]).ravel()
+        support_times = np.clip(times, k0[segment] + INSIDE, k1[segment] - INSIDE)
+        return times, segment, dt, support_times
+
+    def active_footprints(self, times) -> np.ndarray:
+        """(S, legs) index of the footprint each leg stands on at each time, or -1 (contact <= t < lift-off)."""
+        t = np.asarray(times, dtype=float)[:, None]
+        on = (self.track.contact[None, :] <= t) & (t < self.track.liftoff[None, :])
+        legs = int(self.leg_of_footprint.max()) + 1 if len(self.leg_of_footprint) else 0
+        result = np.full((len(t), legs), -1, dtype=int)
+        for leg in range(legs):  # a handful of legs
+            mine = np.flatnonzero(self.leg_of_footprint == leg)
+            if mine.size:
+                hits = on[:, mine]
+                result[:, leg] = np.where(hits.any(axis=1), mine[hits.argmax(axis=1)], -1)
+        return result
+
+
+def build_schedule(track: Track, character: Character) -> Schedule:
+    """Validate the track for this character and derive its contact schedule."""
+    validate(track, allowed_feet=character.feet)
+    if len(track) == 0:
+        raise UnknownFootError("the track has no footprints")
+    track = track.take(track.time_order())
+    leg_of = np.array([character.feet.index(str(f)) for f in track.feet], dtype=int)
+    start, end = track.contact.min(), track.liftoff.max()
+    # A lift-off starts a flight when no footprint is under foot just after it.
+    lifts = np.unique(track.liftoff[track.liftoff < end])
+    on_after = (track.contact[None, :] <= lifts[:, None]) & (lifts[:, None] < track.liftoff[None, :])
+    flight_starts = lifts[~on_after.any(axis=1)]
+    knots = np.unique(np.concatenate([track.contact, flight_starts, [start, end]]))
+    mid = 0.5 * (knots[:-1] + knots[1:])
+    supported = ((track.contact[None, :] <= mid[:, None]) & (mid[:, None] < track.liftoff[None, :])).any(axis=1)
+    flight = ~supported
+    intervals = np.stack([knots[:-1][flight], knots[1:][flight]], axis=1)
+    return Schedule(track, leg_of, knots, flight, intervals)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 U_GRID = np.linspace(0.1, 0.9, 33)  # where a swing's clearance is checked
-PIVOT_ANGLES = np.radians(np.linspace(0.0, 75.0, 76))
+MAX_PIVOT = np.radians(75.0)  # the most a heel lifts
 RETRACTED_LENGTH = 0.85  # l_nom: the leg length aimed for in mid-flight
 
 
@@ -119,7 +119,7 @@ def leg_targets(schedule, character, times, hips, terrain=None):
         s = min_jerk(u)
         p0, p1 = anchors_pos[k], anchors_pos[nxt]
         line = p0 + (p1 - p0) * s[:, None]
-        bump = _swing_bump(p0, p1, character, terrain)
+        bump = _swing_bump(anchors_pos[:-1], anchors_pos[1:], character, terrain)[np.minimum(k, len(land) - 2)]
         swing_pos = line + np.stack([np.zeros(n), np.zeros(n), bump * 4.0 * u * (1.0 - u)], axis=1)
         axis, angle = _axis_angle_between(anchors_rot[k], anchors_rot[nxt])
         swing_rot = anchors_rot[k] @ _rodrigues(axis, angle * s)
@@ -163,7 +163,7 @@ def _anchors(schedule, character, leg, mine, rotations_fp):
 
 
 def _swing_bump(p0, p1, character, terrain):
-    """Per sample, the height of the swing's arc above the straight line so it clears the ground."""
+    """Per swing (from p0 to p1), the height of its arc above the straight line so it clears the ground."""
     clearance = character.swing_clearance * character.leg_length_nominal
     u = U_GRID[None, :]
     s = min_jerk(u)
@@ -177,18 +177,22 @@ def _swing_bump(p0, p1, character, terrain):
 
 
 def _heel_off(pos, rot, hip, character, half):
-    """Lift the heel about the toe until the hip is within l_max of mid-foot (vdP97 §2.4.1, §2.5)."""
-    fwd = rot[:, :, 1]
+    """Lift the heel about the toe until the hip is within l_max of mid-foot (vdP97 §2.4.1, §2.5).
+
+    With D = hip - toe, f the toe direction and u the sole normal, mid-foot after lifting the heel by beta
+    is toe + half (-cos(beta) f + sin(beta) u); |hip - mid| = l_max becomes A cos(beta) + B sin(beta) = C
+    with A = -D.f, B = D.u, C = (|D|^2 + half^2 - l_max^2) / (2 half): beta = atan2(B, A) - acos(C / R).
+    """
+    fwd, up = rot[:, :, 1], rot[:, :, 2]
     toe = pos + half * fwd
+    d = hip - toe
     ahead = np.einsum("nd,nd->n", hip - pos, fwd) > 0.0
-    c, s = np.cos(PIVOT_ANGLES), np.sin(PIVOT_ANGLES)
-    # mid(beta) = toe + R Rx(-beta) (0, -half, 0) = toe - half cos(beta) fwd + half sin(beta) up
-    up = rot[:, :, 2]
-    mids = toe[:, None, :] - half * c[None, :, None] * fwd[:, None, :] + half * s[None, :, None] * up[:, None, :]
-    reach = np.linalg.norm(hip[:, None, :] - mids, axis=-1)
-    fits = reach <= character.leg_length_max
-    first = np.where(fits.any(axis=1), fits.argmax(axis=1), len(PIVOT_ANGLES) - 1)
-    beta = np.where(ahead, PIVOT_ANGLES[first], 0.0)
+    over = np.linalg.norm(hip - pos, axis=1) > character.leg_length_max
+    a_coef, b_coef = -np.einsum("nd,nd->n", d, fwd), np.einsum("nd,nd->n", d, up)
+    c_coef = (np.einsum("nd,nd->n", d, d) + half * half - character.leg_length_max ** 2) / (2.0 * half)
+    radius = np.maximum(np.hypot(a_coef, b_coef), 1e-12)
+    beta = np.arctan2(b_coef, a_coef) - np.arccos(np.clip(c_coef / radius, -1.0, 1.0))
+    beta = np.where(ahead & over, np.clip(beta, 0.0, MAX_PIVOT), 0.0)
     cb, sb = np.cos(-beta), np.sin(-beta)
     z, o = np.zeros_like(cb), np.ones_like(cb)
     rx = np.stack([o, z, z, z, cb, -sb, z, sb, cb], axis=-1).reshape(-1, 3, 3)

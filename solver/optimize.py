@@ -91,7 +91,7 @@ def greedy_descent(problem: Problem, free=None, scales=GREEDY_SCALES, max_sweeps
     def local_energy(x, k):
         rows = rows_of[k]
         p, a = problem.sample_states(x, rows)
-        r = problem.residuals(p[None], a[None], rows)[0]
+        r = problem.residuals(p, a, rows)
         return float((r**2).sum())
 
     evaluations = 0

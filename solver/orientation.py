@@ -13,15 +13,43 @@ from .character import GRAVITY
 YAW_WINDOW = 1.0  # seconds: the moving window over which the feet's headings are averaged
 
 
+def _time_on_ground_until(tau, contact, liftoff, values):
+    """For each time tau: sum over footprints of value * (time the footprint was stood on before tau).
+
+    Piecewise linear in tau with breaks at contacts and lift-offs: prefix sums over the sorted break times
+    and one searchsorted make it O((N + F) log F) instead of an N x F table.
+    """
+    total = np.zeros(np.shape(tau))
+    for times, sign in ((contact, 1.0), (liftoff, -1.0)):  # + (tau - c) after contact, - (tau - l) after lift-off
+        order = np.argsort(times, kind="stable")
+        t_sorted, v_sorted = times[order], values[order]
+        cum_v = np.concatenate([[0.0], np.cumsum(v_sorted)])
+        cum_vt = np.concatenate([[0.0], np.cumsum(v_sorted * t_sorted)])
+        k = np.searchsorted(t_sorted, tau, side="right")
+        total += sign * (tau * cum_v[k] - cum_vt[k])
+    return total
+
+
 def body_yaw(times, contact, liftoff, headings, window: float = YAW_WINDOW):
-    """Circular mean of footprint headings weighted by their contact time inside [t - w/2, t + w/2]."""
-    t = np.asarray(times, dtype=float)[:, None]
-    overlap = np.clip(np.minimum(t + window / 2, liftoff[None, :]) - np.maximum(t - window / 2, contact[None, :]),
-                      0.0, None)
-    # Far from any contact (a long flight), the nearest footprints in time decide.
-    gap = np.maximum(contact[None, :] - t, t - liftoff[None, :]).clip(0.0)
-    weights = np.where(overlap.sum(axis=1, keepdims=True) > 0, overlap, np.exp(-(gap - gap.min(axis=1, keepdims=True))))
-    return np.arctan2(weights @ np.sin(headings), weights @ np.cos(headings))
+    """Circular mean of footprint headings weighted by their contact time inside [t - w/2, t + w/2].
+
+    vdP97 §2.6: the body follows the mean orientation of the feet over a moving window. Where no footprint
+    is stood on inside the window (a long flight), the last footprint left and the next one reached decide.
+    """
+    t = np.asarray(times, dtype=float)
+    sin_w = (_time_on_ground_until(t + window / 2, contact, liftoff, np.sin(headings))
+             - _time_on_ground_until(t - window / 2, contact, liftoff, np.sin(headings)))
+    cos_w = (_time_on_ground_until(t + window / 2, contact, liftoff, np.cos(headings))
+             - _time_on_ground_until(t - window / 2, contact, liftoff, np.cos(headings)))
+    empty = np.hypot(sin_w, cos_w) < 1e-12
+    if empty.any():
+        by_lift = np.argsort(liftoff, kind="stable")
+        by_contact = np.argsort(contact, kind="stable")
+        before = by_lift[np.clip(np.searchsorted(liftoff[by_lift], t[empty], side="right") - 1, 0, len(liftoff) - 1)]
+        after = by_contact[np.clip(np.searchsorted(contact[by_contact], t[empty]), 0, len(contact) - 1)]
+        sin_w[empty] = np.sin(headings[before]) + np.sin(headings[after])
+        cos_w[empty] = np.cos(headings[before]) + np.cos(headings[after])
+    return np.arctan2(sin_w, cos_w)
 
 
 def stride_phase(times, contact):

@@ -27,14 +27,27 @@ def _faces(legs: int):
     return [c for k in range(1, min(legs, 3) + 1) for c in combinations(range(legs), k)]
 
 
-def nonphysical_force(required, directions, active):
-    """Residual vectors (S, 3): required (S, 3) force, directions (S, L, 3) unit K_i, active (S, L) bool."""
+def _cross(u, v):
+    """u x v over the last axis (np.cross is several times slower on small arrays)."""
+    u0, u1, u2 = u[..., 0], u[..., 1], u[..., 2]
+    v0, v1, v2 = v[..., 0], v[..., 1], v[..., 2]
+    return np.stack([u1 * v2 - u2 * v1, u2 * v0 - u0 * v2, u0 * v1 - u1 * v0], axis=-1)
+
+
+def nonphysical_force(required, directions, active, jacobian=False):
+    """Residual vectors (S, 3): required (S, 3) force, directions (S, L, 3) unit K_i, active (S, L) bool.
+
+    jacobian=True also returns d residual / d required (S, 3, 3) and d residual / d K_i (S, L, 3, 3),
+    exact for the face of the cone the projection lands on.
+    """
     required = np.asarray(required, dtype=float)
+    n, legs = directions.shape[:2]
     best = required.copy()  # the zero force is always feasible
     best_norm = np.einsum("sd,sd->s", best, best)
-    # lam_i = F . K_i, shared by the faces below.
-    along = np.einsum("sld,sd->sl", directions, required)
-    for face in _faces(directions.shape[1]):
+    choice = np.full(n, -1)
+    along = np.einsum("sld,sd->sl", directions, required)  # F . K_i, shared by the faces below
+    faces = _faces(legs)
+    for index, face in enumerate(faces):
         ok = active[:, face].all(axis=1)
         if len(face) == 1:
             (i,) = face
@@ -59,7 +72,39 @@ def nonphysical_force(required, directions, active):
         better = ok & (norm < best_norm)
         best = np.where(better[:, None], resid, best)
         best_norm = np.where(better, norm, best_norm)
-    return best
+        choice = np.where(better, index, choice)
+    if not jacobian:
+        return best
+    eye = np.eye(3)
+    d_required = np.broadcast_to(eye, (n, 3, 3)).copy()
+    d_directions = np.zeros((n, legs, 3, 3))
+    for index, face in enumerate(faces):
+        chosen = choice == index
+        if not chosen.any():
+            continue
+        if len(face) == 1:  # r = F - (F.K) K
+            (i,) = face
+            k = directions[chosen, i]
+            f = required[chosen]
+            d_required[chosen] = eye - k[:, :, None] * k[:, None, :]
+            d_directions[chosen, i] = -(along[chosen, i][:, None, None] * eye + k[:, :, None] * f[:, None, :])
+        elif len(face) == 2:  # r = n (n . F), n the unit normal of the plane of K_i, K_j
+            i, j = face
+            ki, kj, f = directions[chosen, i], directions[chosen, j], required[chosen]
+            cross = _cross(ki, kj)
+            size = np.maximum(np.sqrt(np.einsum("sd,sd->s", cross, cross)), 1e-12)
+            nrm = cross / size[:, None]
+            nf = np.einsum("sd,sd->s", nrm, f)
+            d_required[chosen] = nrm[:, :, None] * nrm[:, None, :]
+            dr_dn = nf[:, None, None] * eye + nrm[:, :, None] * f[:, None, :]
+            dn_dc = (eye - nrm[:, :, None] * nrm[:, None, :]) / size[:, None, None]
+            dr_dc = dr_dn @ dn_dc
+            # d c / d K_i = -[K_j]x and d c / d K_j = [K_i]x; a row m times [k]x is m x k.
+            d_directions[chosen, i] = -_cross(dr_dc, kj[:, None, :])
+            d_directions[chosen, j] = _cross(dr_dc, ki[:, None, :])
+        else:  # inside a three-legged cone: every force is feasible, the residual is zero
+            d_required[chosen] = 0.0
+    return best, d_required, d_directions
 
 
 def required_force(acceleration):

@@ -24,7 +24,6 @@ from .schedule import SAMPLES_PER_SEGMENT, build_schedule
 from .spline import hermite_basis, layout
 
 TOE_RAMP = 0.5  # the point of support blends from mid-foot to the toe over this fraction of half a foot
-FD_STEP = 1e-6  # forward differences of each sample's residuals in its own position and acceleration
 
 
 @dataclass(frozen=True)
@@ -34,7 +33,6 @@ class Weights:
     barrier: float = 1e5
     clearance: float = 1e5
     barrier_margin: float = 0.015  # metres below l_max where the barrier starts
-    effort: float = 0.0  # weight on |a - g|^2, the supporting force (vdP97 §3 allows it)
 
 
 @dataclass
@@ -54,6 +52,11 @@ class TrackPart:
 def _smoothstep(x):
     x = np.clip(x, 0.0, 1.0)
     return x * x * (3.0 - 2.0 * x)
+
+
+def _smoothstep_slope(x):
+    inside = (x > 0.0) & (x < 1.0)
+    return np.where(inside, 6.0 * x * (1.0 - x), 0.0)
 
 
 def _forward(headings):
@@ -143,6 +146,16 @@ class Problem:
         g_both[flight, 6:, :6] = self.g_right[flight]
         g_both[flight, 6:, 6:] = 0.0
         self.g_both = g_both
+        # Per sample, [p; a] = basis @ [left free state; right free state] + basis_offset.
+        seg = self.sample_segment
+        hermite = np.zeros((len(seg), 6, 12))
+        for k in range(4):  # the four Hermite terms P0, V0, P1, V1
+            hermite[:, 0:3, 3 * k:3 * k + 3] = self.cp[:, k, None, None] * np.eye(3)
+            hermite[:, 3:6, 3 * k:3 * k + 3] = self.ca[:, k, None, None] * np.eye(3)
+        offsets = np.concatenate([self.o_left, self.o_right], axis=1)  # (n_seg, 12)
+        self.basis = hermite @ g_both[seg]
+        self.basis_offset = np.einsum("sij,sj->si", hermite, offsets[seg])
+        self.pair = np.stack([self.left[seg], self.right[seg]], axis=1)  # (S, 2) free states per sample
         self.terrain_groups = self._terrain_groups()
 
     def _terrain_groups(self):
@@ -184,82 +197,117 @@ class Problem:
 
     def sample_states(self, free, rows=None):
         """COM positions and accelerations (S, 3) at the samples (or the given sample rows)."""
-        seg = self.sample_segment if rows is None else self.sample_segment[rows]
-        cp = self.cp if rows is None else self.cp[rows]
-        ca = self.ca if rows is None else self.ca[rows]
-        start = np.einsum("sij,sj->si", self.g_left[seg], free[self.left[seg]]) + self.o_left[seg]
-        end = np.einsum("sij,sj->si", self.g_right[seg], free[self.right[seg]]) + self.o_right[seg]
-        p = cp[:, 0:1] * start[:, :3] + cp[:, 1:2] * start[:, 3:] + cp[:, 2:3] * end[:, :3] + cp[:, 3:4] * end[:, 3:]
-        a = ca[:, 0:1] * start[:, :3] + ca[:, 1:2] * start[:, 3:] + ca[:, 2:3] * end[:, :3] + ca[:, 3:4] * end[:, 3:]
-        return p, a
+        pair = self.pair if rows is None else self.pair[rows]
+        basis = self.basis if rows is None else self.basis[rows]
+        offset = self.basis_offset if rows is None else self.basis_offset[rows]
+        y = np.einsum("sij,sj->si", basis, free[pair].reshape(len(pair), 12)) + offset
+        return y[:, :3], y[:, 3:]
 
     # --- residuals ------------------------------------------------------------------------------
 
-    def ground_under(self, p, rows):
-        """Terrain height under COM positions p (B, S, 3) for sample rows (S,)."""
-        ground = np.broadcast_to(self.ground[rows], p.shape[:-1]).copy()
-        for terrain, group_rows in self.terrain_groups:
-            mask = np.isin(rows, group_rows)
-            if mask.any():
-                ground[:, mask] = terrain.heights(p[:, mask, :2])
-        return ground
+    def _rows(self, name, rows):
+        values = getattr(self, name)
+        return values if rows is None else values[rows]
 
-    def support_points(self, p, rows):
-        """Points of support (B, S, L, 3) and hips (B, S, L, 3) for COM positions p.
+    def ground_under(self, p, rows=None):
+        """Terrain height (S,) and its slope (S, 2) under COM positions p (S, 3)."""
+        ground = self._rows("ground", rows).copy()
+        slope = np.zeros((len(p), 2))
+        for terrain, group_rows in self.terrain_groups:
+            mask = group_rows if rows is None else np.isin(rows, group_rows)
+            ground[mask] = terrain.heights(p[mask, :2])
+            slope[mask] = terrain.gradient(p[mask, :2])
+        return ground, slope
+
+    def support_points(self, p, rows=None, jacobian=False):
+        """Points of support (S, L, 3) and hips (S, L, 3) for COM positions p (S, 3); with jacobian,
+        also d support / d p (S, L, 3, 3).
 
         The support moves from mid-foot to the toe as the leg nears full extension with the hip ahead of
         the foot (vdP97 §2.4.1). The move is blended over a distance in proportion to the shift itself
         (TOE_RAMP of half a foot) so the energy stays smooth: a hard switch, or a blend much shorter than
         the shift, leaves the optimiser crawling along a crease.
         """
-        hip = p[:, :, None, :] + self.hip[rows][None]
-        mid = self.mid[rows][None]
+        hip = p[:, None, :] + self._rows("hip", rows)
+        mid, toe, fwd = self._rows("mid", rows), self._rows("toe", rows), self._rows("fwd", rows)
         hip_from_mid = hip - mid
-        reach = np.sqrt(np.einsum("bsld,bsld->bsl", hip_from_mid, hip_from_mid))
-        ahead = np.einsum("bsld,sld->bsl", hip_from_mid, self.fwd[rows])
-        ramp = self.toe_ramp[rows][None, :, None]
-        onset = self.l_max[rows][None, :, None] - self.weights.barrier_margin - ramp
-        on_toes = _smoothstep((reach - onset) / ramp) * _smoothstep(ahead / ramp)
-        support = mid + on_toes[..., None] * (self.toe[rows][None] - mid)
-        return support, hip
+        reach = np.sqrt(np.einsum("sld,sld->sl", hip_from_mid, hip_from_mid))
+        ahead = np.einsum("sld,sld->sl", hip_from_mid, fwd)
+        ramp = self._rows("toe_ramp", rows)[:, None]
+        onset = self._rows("l_max", rows)[:, None] - self.weights.barrier_margin - ramp
+        x_reach, x_ahead = (reach - onset) / ramp, ahead / ramp
+        s_reach, s_ahead = _smoothstep(x_reach), _smoothstep(x_ahead)
+        shift = toe - mid
+        support = mid + (s_reach * s_ahead)[..., None] * shift
+        if not jacobian:
+            return support, hip
+        dw = ((_smoothstep_slope(x_reach) * s_ahead / ramp / np.maximum(reach, 1e-9))[..., None] * hip_from_mid
+              + (s_reach * _smoothstep_slope(x_ahead) / ramp)[..., None] * fwd)
+        return support, hip, (shift, dw)
 
-    def residuals(self, p, a, rows):
-        """Weighted residuals (B, S, 3 + 2L + 1) at positions/accelerations (B, S, 3) of sample rows (S,)."""
+    def residuals(self, p, a, rows=None, jacobian=False):
+        """Weighted residuals (S, 3 + 2L + 1) at COM positions and accelerations (S, 3) of sample rows;
+        with jacobian, also their derivatives in p and a, (S, R, 3) each, analytic."""
         w = self.weights
-        batch, n = p.shape[:2]
-        active = self.active[rows]
-        support, hip = self.support_points(p, rows)
-        to_com = p[:, :, None, :] - support
-        directions = to_com / np.maximum(np.sqrt(np.einsum("bsld,bsld->bsl", to_com, to_com)), 1e-9)[..., None]
-        phys = physics.nonphysical_force(
-            physics.required_force(a.reshape(-1, 3)), directions.reshape(batch * n, -1, 3),
-            np.broadcast_to(active, (batch,) + active.shape).reshape(batch * n, -1),
-        ).reshape(batch, n, 3)
+        active = self._rows("active", rows)
+        legs = active.shape[1]
+        if jacobian:
+            support, hip, d_support = self.support_points(p, rows, jacobian=True)
+        else:
+            support, hip = self.support_points(p, rows)
+        to_com = p[:, None, :] - support
+        distance = np.maximum(np.sqrt(np.einsum("sld,sld->sl", to_com, to_com)), 1e-9)
+        directions = to_com / distance[..., None]
+        required = physics.required_force(a)
+        phys = physics.nonphysical_force(required, directions, active, jacobian)
+        if jacobian:
+            phys, d_phys_da, d_phys_dk = phys
         leg = hip - support
-        length = np.sqrt(np.einsum("bsld,bsld->bsl", leg, leg))
-        comfort = np.where(active, length - self.l_nom[rows][:, None], 0.0)
-        over = np.where(active, np.maximum(0.0, length - (self.l_max[rows][:, None] - w.barrier_margin)), 0.0)
-        low = np.maximum(0.0, self.ground_under(p, rows) + self.clear[rows] - p[..., 2])
-        scale = np.sqrt(self.dt[rows])[None, :, None]
-        return scale * np.concatenate([
-            np.sqrt(w.physics) * phys, np.sqrt(w.comfort) * comfort, np.sqrt(w.barrier) * over,
-            np.sqrt(w.clearance) * low[..., None], np.sqrt(w.effort) * (a - physics.GRAVITY_VECTOR),
-        ], axis=-1)
+        length = np.sqrt(np.einsum("sld,sld->sl", leg, leg))
+        comfort = np.where(active, length - self._rows("l_nom", rows)[:, None], 0.0)
+        stretch = length - (self._rows("l_max", rows)[:, None] - w.barrier_margin)
+        over = np.where(active & (stretch > 0.0), stretch, 0.0)
+        ground, slope = self.ground_under(p, rows)
+        lack = ground + self._rows("clear", rows) - p[:, 2]
+        low = np.maximum(0.0, lack)
+        root_dt = np.sqrt(self._rows("dt", rows))[:, None]
+        weights = np.sqrt([w.physics, w.comfort, w.barrier, w.clearance])
+        r = root_dt * np.concatenate([weights[0] * phys, weights[1] * comfort, weights[2] * over,
+                                      weights[3] * low[:, None]], axis=1)
+        if not jacobian:
+            return r
+        n = len(p)
+        shift, dw = d_support  # d support / d p = shift dw^T, so d (p - support) / d p = I - shift dw^T
+        unit_leg = leg / np.maximum(length, 1e-9)[..., None]
+        d_length = unit_leg - np.einsum("sld,sld->sl", unit_leg, shift)[..., None] * dw  # (S, L, 3)
+        # d K / d p = (I - K K^T) / |p - s| (I - shift dw^T), written without 3 x 3 products
+        k_shift = np.einsum("sld,sld->sl", directions, shift)[..., None]
+        projector = np.eye(3) - directions[..., :, None] * directions[..., None, :]
+        d_dir = (projector - (shift - k_shift * directions)[..., :, None] * dw[..., None, :]) / distance[..., None, None]
+        dr_dp = np.zeros((n, 3 + 2 * legs + 1, 3))
+        dr_da = np.zeros_like(dr_dp)
+        dr_dp[:, :3] = weights[0] * np.einsum("slij,sljk->sik", d_phys_dk, d_dir, optimize=False)
+        dr_da[:, :3] = weights[0] * d_phys_da
+        dr_dp[:, 3:3 + legs] = weights[1] * np.where(active[..., None], d_length, 0.0)
+        dr_dp[:, 3 + legs:3 + 2 * legs] = weights[2] * np.where((over > 0.0)[..., None], d_length, 0.0)
+        d_low = np.concatenate([slope, -np.ones((n, 1))], axis=1)
+        dr_dp[:, -1] = weights[3] * np.where((lack > 0.0)[:, None], d_low, 0.0)
+        return r, root_dt[..., None] * dr_dp, root_dt[..., None] * dr_da
 
     def energy_terms(self, free):
         """Per track: total energy, and its physics / comfort / barrier / clearance parts."""
         p, a = self.sample_states(free)
-        r = self.residuals(p[None], a[None], np.arange(len(self.times)))[0]
+        r = self.residuals(p, a)
         legs = self.legs
         parts = {"physics": r[:, :3], "comfort": r[:, 3:3 + legs], "barrier": r[:, 3 + legs:3 + 2 * legs],
-                 "clearance": r[:, 3 + 2 * legs:4 + 2 * legs], "effort": r[:, 4 + 2 * legs:]}
+                 "clearance": r[:, 3 + 2 * legs:]}
         out = {k: np.bincount(self.sample_track, (v**2).sum(axis=1), self.n_tracks) for k, v in parts.items()}
         out["total"] = sum(out.values())
         return out
 
     def track_energies(self, free):
         p, a = self.sample_states(free)
-        r = self.residuals(p[None], a[None], np.arange(len(self.times)))[0]
+        r = self.residuals(p, a)
         return np.bincount(self.sample_track, (r**2).sum(axis=1), self.n_tracks)
 
     # --- Gauss-Newton normal equations --------------------------------------------------------
@@ -267,27 +315,17 @@ class Problem:
     def linearize(self, free):
         """Residuals and the block-tridiagonal normal equations J^T J, J^T r per free state.
 
-        Each sample's residual depends on its COM position and acceleration only; those six numbers are
-        differentiated by forward differences in one vectorised call, then mapped exactly (the spline is
-        linear in its states) onto the segment's two free states.
+        Each sample's residual depends on its COM position and acceleration only; their analytic
+        derivatives map exactly (the spline is linear in its states) onto the segment's two free states.
         """
-        rows = np.arange(len(self.times))
         p, a = self.sample_states(free)
-        pert = np.concatenate([np.zeros((1, 6)), np.eye(6) * FD_STEP])  # (7, 6)
-        r_all = self.residuals(p[None] + pert[:, None, :3], a[None] + pert[:, None, 3:], rows)  # (7, S, R)
-        r = r_all[0]
-        d = (r_all[1:] - r) / FD_STEP  # (6, S, R): d r / d (p, a)
-        dr_dp = np.moveaxis(d[:3], 0, -1)  # (S, R, 3)
-        dr_da = np.moveaxis(d[3:], 0, -1)
-        cp, ca = self.cp[:, None, :, None], self.ca[:, None, :, None]  # (S, 1, 4, 1)
-        # d r / d [P0, V0, P1, V1] of the segment's end states: (S, R, 4, 3) -> (S, R, 12)
-        jac = (dr_dp[:, :, None, :] * cp + dr_da[:, :, None, :] * ca).reshape(len(r), -1, 12)
-        seg = self.sample_segment
-        jac = jac @ self.g_both[seg]  # onto [left free state, right free state]
-        m = self.samples_per_segment
+        r, dr_dp, dr_da = self.residuals(p, a, jacobian=True)
+        jac = np.concatenate([dr_dp, dr_da], axis=2) @ self.basis  # (S, R, 12) in [left, right] states
+        # Sum over a segment's samples inside one product per segment: rows of all its samples stacked.
         n_seg = len(self.left)
-        normal = (np.swapaxes(jac, 1, 2) @ jac).reshape(n_seg, m, 12, 12).sum(axis=1)
-        rhs = np.einsum("sri,sr->si", jac, r).reshape(n_seg, m, 12).sum(axis=1)
+        jac_seg = jac.reshape(n_seg, -1, 12)
+        normal = np.swapaxes(jac_seg, 1, 2) @ jac_seg
+        rhs = (np.swapaxes(jac_seg, 1, 2) @ r.reshape(n_seg, -1, 1))[..., 0]
         diag = np.zeros((self.n_free, 6, 6))
         upper = np.zeros((max(self.n_free - 1, 0), 6, 6))
         grad = np.zeros((self.n_free, 6))

@@ -57,16 +57,19 @@ class Schedule:
         return times, segment, dt, support_times
 
     def active_footprints(self, times) -> np.ndarray:
-        """(S, legs) index of the footprint each leg stands on at each time, or -1 (contact <= t < lift-off)."""
-        t = np.asarray(times, dtype=float)[:, None]
-        on = (self.track.contact[None, :] <= t) & (t < self.track.liftoff[None, :])
+        """(S, legs) index of the footprint each leg stands on at each time, or -1 (contact <= t < lift-off).
+
+        A foot's contacts never overlap, so per leg the last contact at or before t is the only candidate.
+        """
+        t = np.asarray(times, dtype=float)
         legs = int(self.leg_of_footprint.max()) + 1 if len(self.leg_of_footprint) else 0
         result = np.full((len(t), legs), -1, dtype=int)
         for leg in range(legs):  # a handful of legs
-            mine = np.flatnonzero(self.leg_of_footprint == leg)
+            mine = np.flatnonzero(self.leg_of_footprint == leg)  # in time order
             if mine.size:
-                hits = on[:, mine]
-                result[:, leg] = np.where(hits.any(axis=1), mine[hits.argmax(axis=1)], -1)
+                j = np.searchsorted(self.track.contact[mine], t, side="right") - 1
+                on = (j >= 0) & (t < self.track.liftoff[mine[np.maximum(j, 0)]])
+                result[:, leg] = np.where(on, mine[np.maximum(j, 0)], -1)
         return result
 
 

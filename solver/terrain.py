@@ -16,6 +16,9 @@ class FlatTerrain:
     def heights(self, xy):
         return np.full(np.shape(xy)[:-1], self.height, dtype=float)
 
+    def gradient(self, xy):
+        return np.zeros(np.shape(xy), dtype=float)
+
     def to_json(self):
         return {"flat": self.height}
 
@@ -28,16 +31,25 @@ class HeightField:
     spacing: float
     values: np.ndarray  # (ny, nx)
 
-    def heights(self, xy):
+    def _cell(self, xy):
         xy = np.asarray(xy, dtype=float)
         ny, nx = self.values.shape
         gx = np.clip((xy[..., 0] - self.origin[0]) / self.spacing, 0.0, nx - 1.000001)
         gy = np.clip((xy[..., 1] - self.origin[1]) / self.spacing, 0.0, ny - 1.000001)
         i, j = np.floor(gx).astype(int), np.floor(gy).astype(int)
-        fx, fy = gx - i, gy - j
         v = self.values
-        return ((v[j, i] * (1 - fx) + v[j, i + 1] * fx) * (1 - fy)
-                + (v[j + 1, i] * (1 - fx) + v[j + 1, i + 1] * fx) * fy)
+        return gx - i, gy - j, v[j, i], v[j, i + 1], v[j + 1, i], v[j + 1, i + 1]
+
+    def heights(self, xy):
+        fx, fy, v00, v10, v01, v11 = self._cell(xy)
+        return (v00 * (1 - fx) + v10 * fx) * (1 - fy) + (v01 * (1 - fx) + v11 * fx) * fy
+
+    def gradient(self, xy):
+        """d height / d (x, y) of the bilinear interpolation (zero outside the grid, where it is clamped)."""
+        fx, fy, v00, v10, v01, v11 = self._cell(xy)
+        dx = ((v10 - v00) * (1 - fy) + (v11 - v01) * fy) / self.spacing
+        dy = ((v01 - v00) * (1 - fx) + (v11 - v10) * fx) / self.spacing
+        return np.stack([dx, dy], axis=-1)
 
     def to_json(self):
         return {"heightfield": {"origin": list(self.origin), "spacing": self.spacing,

@@ -1,12 +1,15 @@
 """The command line, shared by `python -m footprint_locomotion` and `blender --command footprint`."""
 
 import argparse
+import json
 import sys
 
 import bpy
 
+from ..solver import biped
 from ..solver.errors import FootprintError
 from ..solver.track import load_track
+from .files import write_atomically
 
 _handle = None
 
@@ -25,6 +28,19 @@ def _validate(args):
     return 0
 
 
+def _solve(args):
+    if not (args.fps > 0 and args.fps <= 1000):
+        raise FootprintError(f"--fps must be in (0, 1000], not {args.fps}")
+    track = load_track(args.track)
+    motion = biped.solve(track, fps=args.fps, method=args.method)
+    write_atomically(args.output, json.dumps(motion.to_json()) + "\n")
+    report = motion.report
+    print(f"solve: {len(track)} footprints -> {len(motion.times)} samples at {args.fps:g} fps in "
+          f"{motion.solve_seconds * 1e3:.1f} ms; non-physical force mean "
+          f"{report['non_physical_force']['mean']:.3f} of body weight; wrote {args.output}")
+    return 0
+
+
 def parser():
     p = argparse.ArgumentParser(prog="footprint_locomotion", description="Footprint Locomotion")
     sub = p.add_subparsers(dest="command", required=True)
@@ -32,6 +48,13 @@ def parser():
     demo.add_argument("--output-dir", default="out")
     demo.add_argument("--no-render", action="store_true", help="skip the Workbench render")
     demo.set_defaults(run=_demo)
+    solve = sub.add_parser("solve", help="solve a track: COM, orientation, feet, quality report (JSON)")
+    solve.add_argument("track")
+    solve.add_argument("--fps", type=float, default=60.0)
+    solve.add_argument("--output", required=True, help="motion JSON to write")
+    solve.add_argument("--method", choices=sorted(biped.METHODS), default="lm",
+                       help="lm: Levenberg-Marquardt (default); greedy: vdP97's reference descent")
+    solve.set_defaults(run=_solve)
     check = sub.add_parser("validate", help="check a footprint track JSON file")
     check.add_argument("track")
     check.set_defaults(run=_validate)
@@ -42,7 +65,7 @@ def main(argv) -> int:
     args = parser().parse_args(argv)
     try:
         return args.run(args)
-    except FootprintError as exc:
+    except (FootprintError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
 

@@ -117,17 +117,26 @@ def leg_targets(schedule, character, times, hips, terrain=None):
         u = np.where(standing, 0.0, (times - lift[k]) / duration)
         u = np.where(nxt == k, 0.0, u)
         s = min_jerk(u)
-        p0, p1 = anchors_pos[k], anchors_pos[nxt]
-        line = p0 + (p1 - p0) * s[:, None]
-        bump = _swing_bump(anchors_pos[:-1], anchors_pos[1:], character, terrain)[np.minimum(k, len(land) - 2)]
-        swing_pos = line + np.stack([np.zeros(n), np.zeros(n), bump * 4.0 * u * (1.0 - u)], axis=1)
-        axis, angle = _axis_angle_between(anchors_rot[k], anchors_rot[nxt])
-        swing_rot = anchors_rot[k] @ _rodrigues(axis, angle * s)
-        pos = np.where(standing[:, None], p0, swing_pos)
-        rot = np.where(standing[:, None, None], anchors_rot[k], swing_rot)
+        # Standing: on the anchor, the heel lifted where the leg would over-extend.
+        stand_pos, stand_rot = anchors_pos[k], anchors_rot[k]
         beta = np.zeros(n)
         if on.any():
-            beta[on], pos[on], rot[on] = _heel_off(pos[on], rot[on], hips[on, leg], character, half)
+            beta[on], stand_pos[on], stand_rot[on] = _heel_off(stand_pos[on], stand_rot[on], hips[on, leg],
+                                                               character, half)
+        # A swing starts from the pose the foot left its footprint in (heel up, if it was), not the flat one.
+        last_on = np.maximum.accumulate(np.where(on, np.arange(n), -1))
+        safe = np.maximum(last_on, 0)
+        from_stance = ~standing & (last_on >= 0) & (k[safe] == k)
+        start_pos = np.where(from_stance[:, None], stand_pos[safe], anchors_pos[k])
+        start_rot = np.where(from_stance[:, None, None], stand_rot[safe], anchors_rot[k])
+        p1 = anchors_pos[nxt]
+        line = start_pos + (p1 - start_pos) * s[:, None]
+        bump = _swing_bump(anchors_pos[:-1], anchors_pos[1:], character, terrain)[np.minimum(k, len(land) - 2)]
+        swing_pos = line + np.stack([np.zeros(n), np.zeros(n), bump * 4.0 * u * (1.0 - u)], axis=1)
+        axis, angle = _axis_angle_between(start_rot, anchors_rot[nxt])
+        swing_rot = start_rot @ _rodrigues(axis, angle * s)
+        pos = np.where(standing[:, None], stand_pos, swing_pos)
+        rot = np.where(standing[:, None, None], stand_rot, swing_rot)
         position[:, leg], rotation[:, leg], pivot[:, leg] = pos, rot, beta
         contact[:, leg], footprint[:, leg] = on, np.where(on, fp_index, -1)
     _retract_in_flight(position, hips, times, schedule, character)
@@ -163,14 +172,21 @@ def _anchors(schedule, character, leg, mine, rotations_fp):
 
 
 def _swing_bump(p0, p1, character, terrain):
-    """Per swing (from p0 to p1), the height of its arc above the straight line so it clears the ground."""
+    """Per swing (from p0 to p1), the height of its arc above the straight line so that the whole sole,
+    heel to toe, clears the ground under the path by the swing clearance (stairs included)."""
     clearance = character.swing_clearance * character.leg_length_nominal
     u = U_GRID[None, :]
     s = min_jerk(u)
     path = p0[:, None, :] + (p1 - p0)[:, None, :] * s[..., None]
+    travel = np.zeros_like(p0)
+    travel[:, :2] = (p1 - p0)[:, :2]
+    length = np.linalg.norm(travel, axis=1, keepdims=True)
+    travel = np.where(length > 1e-9, travel / np.maximum(length, 1e-9), 0.0)
+    half = 0.5 * character.foot_length
     # Without a terrain, the ground between two footprints is taken as the higher of the two (a step).
     fallback = np.maximum(p0[:, None, 2], p1[:, None, 2]) * np.ones_like(s)
-    ground = ground_heights(terrain, path[..., :2], fallback)
+    ground = np.max([ground_heights(terrain, (path + end * half * travel[:, None, :])[..., :2], fallback)
+                     for end in (-1.0, 0.0, 1.0)], axis=0)
     needed = (ground + clearance - path[..., 2]) / (4.0 * u * (1.0 - u))
     moving = np.linalg.norm(p1 - p0, axis=1) > 1e-6
     return np.where(moving, np.maximum(clearance, needed.max(axis=1)), 0.0)

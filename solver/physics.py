@@ -86,8 +86,13 @@ def nonphysical_force(required, directions, active, jacobian=False):
             (i,) = face
             k = directions[chosen, i]
             f = required[chosen]
-            d_required[chosen] = eye - k[:, :, None] * k[:, None, :]
-            d_directions[chosen, i] = -(along[chosen, i][:, None, None] * eye + k[:, :, None] * f[:, None, :])
+            outer_kk = k[:, :, None] * k[:, None, :]
+            outer_kf = k[:, :, None] * f[:, None, :]
+            outer_kk *= -1.0
+            outer_kk += eye
+            outer_kf += along[chosen, i][:, None, None] * eye
+            d_required[chosen] = outer_kk
+            d_directions[chosen, i] = -outer_kf
         elif len(face) == 2:  # r = n (n . F), n the unit normal of the plane of K_i, K_j
             i, j = face
             ki, kj, f = directions[chosen, i], directions[chosen, j], required[chosen]

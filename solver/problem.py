@@ -286,7 +286,9 @@ class Problem:
         d_dir = (projector - (shift - k_shift * directions)[..., :, None] * dw[..., None, :]) / distance[..., None, None]
         dr_dp = np.zeros((n, 3 + 2 * legs + 1, 3))
         dr_da = np.zeros_like(dr_dp)
-        dr_dp[:, :3] = weights[0] * np.einsum("slij,sljk->sik", d_phys_dk, d_dir, optimize=False)
+        # sum over legs of (d r / d K_l)(d K_l / d p), as one (3 x 3L) (3L x 3) product per sample
+        dk = np.swapaxes(d_phys_dk, 1, 2).reshape(n, 3, 3 * legs)
+        dr_dp[:, :3] = weights[0] * (dk @ d_dir.reshape(n, 3 * legs, 3))
         dr_da[:, :3] = weights[0] * d_phys_da
         dr_dp[:, 3:3 + legs] = weights[1] * np.where(active[..., None], d_length, 0.0)
         dr_dp[:, 3 + legs:3 + 2 * legs] = weights[2] * np.where((over > 0.0)[..., None], d_length, 0.0)

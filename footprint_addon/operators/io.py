@@ -2,7 +2,6 @@
 
 import json
 import os
-import tempfile
 
 import bpy
 import numpy as np
@@ -13,6 +12,7 @@ from ...solver.character import PRESETS
 from ...solver.footpath import tilt_from_normals
 from ...solver.track import dumps, load_track, track_to_json
 from .. import scene_io
+from ..files import write_atomically
 from ..terrain import TerrainProbe
 from .common import USER_ERRORS, has_track, require_track
 
@@ -81,19 +81,6 @@ def export_text(context, coll) -> str:
     if terrain is not None:
         extras["terrain"] = {"object": terrain.name}
     return dumps(track_to_json(track.replace(extras=extras), number=scene_io.stored_decimal))
-
-
-def write_atomically(path, text):
-    """Write via a temporary file in the same folder and rename: a failure never leaves half a file."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".footprints-", suffix=".json", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 class FOOTPRINT_OT_export_json(bpy.types.Operator, ExportHelper):

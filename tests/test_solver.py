@@ -1,0 +1,256 @@
+"""The biped COM solver (vdP97 §2, Torkos §4.3-4.7): physics, comfort, optimiser, determinism, errors."""
+
+import glob
+import json
+import os
+
+import numpy as np
+import pytest
+
+from footprint_locomotion.solver import biped, blocktridiag, errors, legs, optimize, orientation, physics
+from footprint_locomotion.solver.character import GRAVITY
+from footprint_locomotion.solver.motion import support_points
+from footprint_locomotion.solver.problem import Problem
+from footprint_locomotion.solver.track import load_track, parse_track_text
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+SCENARIOS = sorted(os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(DATA, "*.json")))
+WALKS = ["fig1", "straight_walk", "turn90", "stairs", "slope15", "bird_walk", "dinosaur_walk"]
+WITH_FLIGHT = ["fig1", "leap", "bumpy_run"]
+
+
+def track(name):
+    return load_track(os.path.join(DATA, f"{name}.json"))
+
+
+@pytest.fixture(scope="module")
+def motions():
+    return {name: biped.solve(track(name), fps=120.0) for name in SCENARIOS}
+
+
+def test_scenarios_are_the_issue_list():
+    assert set(WALKS + WITH_FLIGHT) <= set(SCENARIOS)
+    assert len(track("fig1")) == 12
+    stairs = track("stairs")
+    assert np.ptp(stairs.positions[:, 2]) >= 0.8  # up and down a flight of stairs
+    slope = track("slope15")
+    rise = np.polyfit(slope.positions[:, 1], slope.positions[:, 2], 1)[0]
+    assert np.degrees(np.arctan(rise)) == pytest.approx(15.0, abs=0.1)
+
+
+@pytest.mark.parametrize("name", WITH_FLIGHT)
+def test_flight_phases_are_ballistic(motions, name):
+    motion = motions[name]
+    report = motion.report["flight"]
+    assert report["samples"] > 0
+    assert report["vertical_acceleration_error"] <= 0.02
+    assert report["horizontal_acceleration"] <= 0.02
+    # Independently: finite differences of the sampled COM inside each flight.
+    sched = Problem([(track(name),) + biped.resolve(track(name))]).parts[0].schedule
+    dt = 1.0 / motion.fps
+    acc = (motion.com[2:] - 2 * motion.com[1:-1] + motion.com[:-2]) / dt**2
+    t = motion.times[1:-1]
+    for start, end in sched.flight_intervals:
+        inside = (t > start + dt) & (t < end - dt)
+        assert inside.any()
+        assert np.abs(acc[inside, 2] + GRAVITY).max() <= 0.02 * GRAVITY
+        assert np.abs(acc[inside, :2]).max() <= 0.02 * GRAVITY
+
+
+@pytest.mark.parametrize("name", WALKS)
+def test_walking_is_physical_comfortable_and_feet_stay_put(motions, name):
+    motion = motions[name]
+    report = motion.report
+    assert report["non_physical_force"]["mean"] <= 0.05
+    ch = motion.character
+    support = support_points(motion)
+    lengths = np.linalg.norm(motion.hips - support, axis=-1)[motion.contact]
+    assert lengths.max() <= ch.leg_length_max + 1e-9
+    for foot in ch.feet:
+        assert report["leg_length"][foot]["max"] <= ch.leg_length_max
+    assert report["com_clearance"]["min"] >= report["com_clearance"]["required"]
+    assert report["stance_slip"] <= 1e-9
+    # Stance feet do not move while flat, and toes do not move at all (independent check).
+    tr = track(name)
+    tr = tr.take(tr.time_order())
+    for leg in range(len(ch.feet)):
+        on = motion.contact[:, leg]
+        fp = motion.footprint[on, leg]
+        flat = motion.toe_pivot[on, leg] == 0.0
+        assert np.abs(motion.feet[on, leg][flat] - tr.positions[fp][flat]).max() <= 1e-9
+
+
+def test_heel_lifts_only_when_the_leg_would_overextend(motions):
+    motion = motions["straight_walk"]
+    lifted = motion.toe_pivot > 0.0
+    assert lifted.any()  # push-off happens on the toes
+    hips_to_mid = np.linalg.norm(motion.hips - motion.feet, axis=-1)
+    assert (hips_to_mid[lifted] <= motion.character.leg_length_max + 1e-9).all()
+
+
+def test_swing_feet_clear_the_stairs(motions):
+    motion = motions["stairs"]
+    character, terrain = biped.resolve(track("stairs"))
+    tr = track("stairs")
+    tr = tr.take(tr.time_order())
+    half = 0.5 * character.foot_length
+    tips = [motion.feet + end * half * motion.foot_rotation[..., :, 1] for end in (-1.0, 0.0, 1.0)]
+    checked = 0
+    for leg, foot in enumerate(character.feet):
+        mine = np.flatnonzero(tr.feet == foot)
+        for a, b in zip(mine[:-1], mine[1:]):  # each swing from one footprint to the next
+            u = (motion.times - tr.liftoff[a]) / (tr.contact[b] - tr.liftoff[a])
+            inside = (u > 0.1) & (u < 0.9)
+            for tip in tips:  # heel, mid-foot and toe all stay above the steps
+                above = tip[inside, leg, 2] - terrain.heights(tip[inside, leg, :2])
+                assert above.min() >= 0.0
+                checked += inside.sum()
+    assert checked > 100
+    # A swing leaves the ground the way the stance ended (heel up): the foot never turns abruptly.
+    rel = np.swapaxes(motion.foot_rotation[:-1], -1, -2) @ motion.foot_rotation[1:]
+    turn = np.degrees(np.arccos(np.clip((np.trace(rel, axis1=-2, axis2=-1) - 1) / 2, -1, 1)))
+    assert turn.max() < 5.0  # per frame at 120 fps
+
+
+def test_fast_optimiser_reaches_at_most_the_greedy_energy():
+    for name in SCENARIOS:
+        t = track(name)
+        problem = Problem([(t,) + biped.resolve(t)])
+        fast = optimize.levenberg_marquardt(problem)
+        greedy = optimize.greedy_descent(problem)
+        assert fast.converged
+        assert fast.energies[0] <= greedy.energies[0], name
+        assert problem.track_energies(fast.free)[0] == pytest.approx(fast.energies[0])
+
+
+def test_same_input_same_output_bit_for_bit():
+    first = biped.solve(track("fig1")).to_json()
+    second = biped.solve(track("fig1")).to_json()
+    first.pop("solve_seconds"), second.pop("solve_seconds")
+    assert json.dumps(first) == json.dumps(second)
+
+
+def test_batch_solves_each_track_as_alone():
+    names = ["fig1", "leap", "stairs"]
+    batch = biped.solve_batch([track(n) for n in names])
+    for name, motion in zip(names, batch):
+        alone = biped.solve(track(name))
+        assert motion.report["energy"]["total"] == pytest.approx(alone.report["energy"]["total"], rel=1e-6)
+        assert np.abs(motion.com - alone.com).max() < 1e-4
+
+
+ERROR_CASES = [
+    ({(2, "contact"): 0.1}, errors.OverlapError, "footprint 2: foot L touches down"),
+    ({(1, "liftoff"): 0.5}, errors.TimingError, "footprint 1: liftoff 0.5 s is not after contact 0.5 s"),
+    ({(3, "heading"): float("nan")}, errors.NonFiniteError, "footprint 3: heading is not a finite number"),
+    ({(4, "position"): [0.0, float("inf"), 0.0]}, errors.NonFiniteError, "footprint 4: position"),
+    ({(5, "foot"): "LF"}, errors.UnknownFootError, "footprint 5: unknown foot 'LF'"),
+]
+
+
+@pytest.mark.parametrize("changes, kind, message", ERROR_CASES)
+def test_invalid_tracks_raise_the_documented_error(changes, kind, message):
+    doc = json.loads(open(os.path.join(DATA, "fig1.json")).read())
+    for (index, field), value in changes.items():
+        doc["footprints"][index][field] = value
+    with pytest.raises(kind, match=message):
+        parse_track_text(json.dumps(doc))
+    # The solver validates too, for tracks built in code.
+    good = track("fig1")
+    bad = good.replace(contact=np.where(np.arange(12) == 2, 0.1, good.contact))
+    with pytest.raises(errors.OverlapError, match="footprint 2"):
+        biped.solve(bad)
+
+
+def test_unknown_preset_is_named():
+    doc = json.loads(open(os.path.join(DATA, "fig1.json")).read())
+    doc["character"] = "unicorn"
+    with pytest.raises(errors.UnknownPresetError, match="'unicorn'"):
+        parse_track_text(json.dumps(doc))
+
+
+# --- the pieces ----------------------------------------------------------------------------------
+
+
+def test_cone_projection_cases():
+    up = np.array([[0.0, 0.0, 1.0]])
+    k = np.array([[[0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]])
+    # Standing still over the foot: gravity alone is feasible.
+    assert np.allclose(physics.nonphysical_force(up * GRAVITY, k, np.array([[True, False]])), 0.0)
+    # Flight: everything is non-physical.
+    f = np.array([[1.0, 2.0, 3.0]])
+    assert np.allclose(physics.nonphysical_force(f, k, np.array([[False, False]])), f)
+    # A leg cannot pull: a downward force is entirely non-physical.
+    assert np.allclose(physics.nonphysical_force(-up, k, np.array([[True, False]])), -up)
+    # Double stance: forces inside the wedge are feasible, out of plane ones are not.
+    k2 = np.array([[[0.6, 0.0, 0.8], [-0.6, 0.0, 0.8]]])
+    both = np.array([[True, True]])
+    assert np.allclose(physics.nonphysical_force(np.array([[0.1, 0.0, 1.0]]), k2, both), 0.0)
+    assert np.allclose(physics.nonphysical_force(np.array([[0.0, 0.5, 1.0]]), k2, both), [[0.0, 0.5, 0.0]])
+    # Outside the wedge in its plane: the distance to the nearest edge.
+    r = physics.nonphysical_force(np.array([[1.0, 0.0, 0.0]]), k2, both)
+    assert np.allclose(r, [[1.0, 0.0, 0.0]] - 0.6 * np.array([[0.6, 0.0, 0.8]]))
+    # Three legs spanning space (quadrupeds): inside the cone is feasible.
+    k3 = np.array([[[0.3, 0.0, 0.95], [-0.3, 0.3, 0.9], [-0.3, -0.3, 0.9]]])
+    k3 /= np.linalg.norm(k3, axis=-1, keepdims=True)
+    assert np.allclose(physics.nonphysical_force(up, k3, np.array([[True, True, True]])), 0.0, atol=1e-9)
+
+
+def test_analytic_jacobian_matches_finite_differences():
+    for name in ("fig1", "stairs", "bumpy_run"):
+        t = track(name)
+        problem = Problem([(t,) + biped.resolve(t)])
+        x = optimize.levenberg_marquardt(problem, max_iterations=4).free
+        p, a = problem.sample_states(x)
+        r, jp, ja = problem.residuals(p, a, jacobian=True)
+        h = 1e-6
+        for k in range(3):
+            e = np.zeros(3)
+            e[k] = h
+            fd_p = (problem.residuals(p + e, a) - problem.residuals(p - e, a)) / (2 * h)
+            fd_a = (problem.residuals(p, a + e) - problem.residuals(p, a - e)) / (2 * h)
+            # Kinks (a leg leaving the barrier, a face change) can sit between the two probes: allow a few.
+            assert np.mean(np.abs(fd_p - jp[..., k]) < 1e-5 * (1 + np.abs(fd_p))) > 0.995
+            assert np.mean(np.abs(fd_a - ja[..., k]) < 1e-5 * (1 + np.abs(fd_a))) > 0.995
+
+
+def test_block_tridiagonal_solver_matches_dense():
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 3, 17, 40):
+        d = rng.normal(size=(n, 6, 6))
+        d = d @ np.swapaxes(d, 1, 2) + 6 * np.eye(6)
+        u = rng.normal(size=(n - 1, 6, 6))
+        rhs = rng.normal(size=(n, 6))
+        dense = np.zeros((6 * n, 6 * n))
+        for i in range(n):
+            dense[6 * i:6 * i + 6, 6 * i:6 * i + 6] = d[i]
+        for i in range(n - 1):
+            dense[6 * i:6 * i + 6, 6 * i + 6:6 * i + 12] = u[i]
+            dense[6 * i + 6:6 * i + 12, 6 * i:6 * i + 6] = u[i].T
+        assert np.allclose(blocktridiag.solve(d, u, rhs).ravel(), np.linalg.solve(dense, rhs.ravel()))
+
+
+def test_body_yaw_follows_the_feet_through_a_turn(motions):
+    motion = motions["turn90"]
+    assert motion.yaw[0] == pytest.approx(0.0, abs=0.05)
+    assert abs(motion.yaw[-1]) == pytest.approx(np.pi / 2, abs=0.12)
+    assert np.abs(np.diff(motion.yaw)).max() < 0.05  # smooth at 120 fps
+    rng = np.random.default_rng(2)
+    c = np.sort(rng.uniform(0, 10, 25))
+    lo = c + rng.uniform(0.2, 0.8, 25)
+    h = rng.uniform(-1, 1, 25)
+    t = np.linspace(0, 10, 300)
+    overlap = np.clip(np.minimum(t[:, None] + 0.5, lo) - np.maximum(t[:, None] - 0.5, c), 0, None)
+    brute = np.arctan2(overlap @ np.sin(h), overlap @ np.cos(h))
+    has = overlap.sum(axis=1) > 0
+    assert np.allclose(orientation.body_yaw(t, c, lo, h)[has], brute[has])
+    # Banking leans into the turn: the roll has the sign of the lateral acceleration.
+    assert np.mean(motion.roll) != 0.0
+
+
+def test_min_jerk_swing_profile_is_bell_shaped():
+    u = np.linspace(0, 1, 101)
+    s = legs.min_jerk(u)
+    speed = np.gradient(s, u)
+    assert s[0] == 0 and s[-1] == 1 and speed[0] == pytest.approx(0, abs=1e-3) and speed[-1] == pytest.approx(0, abs=1e-3)
+    assert np.argmax(speed) == 50

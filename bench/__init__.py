@@ -1,0 +1,1 @@
+"""Benchmarks: ratios against baselines measured in the same run (./dev bench)."""

@@ -1,0 +1,18 @@
+"""./dev bench [--quick]: every benchmark, printed as ratios against baselines measured in the same run."""
+
+import argparse
+import sys
+
+from . import solver_bench
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="bench")
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    args = parser.parse_args(argv)
+    solver_bench.run(repeats=3 if args.quick else 7)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Speed of the COM solver against vdP97's greedy descent, scipy's least_squares, length and batch size."""
+
+import os
+import statistics
+import time
+
+import numpy as np
+
+from footprint_locomotion.solver import biped, character, footpath, optimize, timing
+from footprint_locomotion.solver.problem import Problem
+from footprint_locomotion.solver.track import load_track, make_track
+
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "data")
+
+
+def median_seconds(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def straight_walk(steps):
+    human = character.preset("human")
+    pos, head, feet = footpath.footprints_along_path([(0, 0, 0), (0, 0.7 * (steps - 1), 0)], 0.7, 0.2)
+    contact, liftoff = timing.timing_for_sequence(pos, "walk", human.time_unit, human.leg_length_nominal)
+    return make_track(feet, pos, head, contact, liftoff)
+
+
+def scipy_least_squares(problem):
+    """scipy.optimize.least_squares on the very same residuals, given the same analytic Jacobian."""
+    from scipy.optimize import least_squares
+
+    n_free = problem.n_free
+    rows = len(problem.times)
+
+    def unpack(x):
+        return x.reshape(n_free, 6)
+
+    def fun(x):
+        p, a = problem.sample_states(unpack(x))
+        return problem.residuals(p, a).ravel()
+
+    def jac(x):
+        p, a = problem.sample_states(unpack(x))
+        _r, dp, da = problem.residuals(p, a, jacobian=True)
+        local = np.concatenate([dp, da], axis=2) @ problem.basis  # (S, R, 12)
+        dense = np.zeros((rows, local.shape[1], n_free, 6))
+        idx = np.arange(rows)
+        dense[idx, :, problem.pair[:, 0], :] += local[:, :, :6]
+        dense[idx, :, problem.pair[:, 1], :] += local[:, :, 6:]
+        return dense.reshape(rows * local.shape[1], n_free * 6)
+
+    result = least_squares(fun, problem.initial_free().ravel(), jac=jac, method="trf", x_scale="jac")
+    return float(2.0 * result.cost)
+
+
+def run(repeats=7):
+    fig1 = load_track(os.path.join(DATA, "fig1.json"))
+    problem = Problem([(fig1,) + biped.resolve(fig1)])
+    lm = optimize.levenberg_marquardt(problem)
+    greedy = optimize.greedy_descent(problem)
+    t_lm = median_seconds(lambda: optimize.levenberg_marquardt(problem), repeats)
+    t_greedy = median_seconds(lambda: optimize.greedy_descent(problem), max(1, repeats // 3))
+    print("Fig. 1 track (12 footprints), optimiser only, same problem and start (vdP97 §2.4.3):")
+    print(f"  Levenberg-Marquardt  {t_lm * 1e3:8.2f} ms  energy {lm.energies[0]:.4f}  ({lm.iterations} iterations)")
+    print(f"  greedy (vdP97 Fig10) {t_greedy * 1e3:8.2f} ms  energy {greedy.energies[0]:.4f}  ({greedy.evaluations} evaluations)")
+    print(f"  ratio greedy / LM    {t_greedy / t_lm:8.1f} x   (energy LM <= greedy: {lm.energies[0] <= greedy.energies[0]})")
+    try:
+        energy_scipy = scipy_least_squares(problem)
+        t_scipy = median_seconds(lambda: scipy_least_squares(problem), max(1, repeats // 2))
+        print(f"  scipy least_squares  {t_scipy * 1e3:8.2f} ms  energy {energy_scipy:.4f}")
+        print(f"  ratio scipy / LM     {t_scipy / t_lm:8.1f} x   (energies {lm.energies[0]:.6f} vs {energy_scipy:.6f})")
+    except ImportError:
+        print("  scipy not installed: pip install -r requirements/bench.txt")
+    t_solve = median_seconds(lambda: biped.solve(fig1), repeats)
+    print(f"  whole solve (schedule, optimise, sample at 60 fps, report): {t_solve * 1e3:.2f} ms")
+
+    short, long_ = straight_walk(100), straight_walk(1000)
+    t_short = median_seconds(lambda: biped.solve(short), repeats)
+    t_long = median_seconds(lambda: biped.solve(long_), max(1, repeats // 2))
+    print("Track length (whole solve):")
+    print(f"  100 steps {t_short * 1e3:8.1f} ms   1000 steps {t_long * 1e3:8.1f} ms   ratio {t_long / t_short:.1f} x")
+
+    batch = [fig1] * 256
+    t_batch = median_seconds(lambda: biped.solve_batch(batch), max(1, repeats // 3))
+    t_single = median_seconds(lambda: biped.solve(fig1), repeats)
+    print("256 independent Fig. 1 tracks:")
+    print(f"  one vectorised call {t_batch * 1e3:8.1f} ms   256 single solves {256 * t_single * 1e3:8.1f} ms   "
+          f"ratio {256 * t_single / t_batch:.1f} x")

@@ -11,11 +11,13 @@ def register():
     for cls in classes:
         bpy.utils.register_class(cls)
     properties.attach()
+    ui.register()
     cli.register()
 
 
 def unregister():
     cli.unregister()
+    ui.unregister()
     properties.detach()
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)

@@ -16,6 +16,17 @@ PANELS = ["FOOTPRINT_PT_track", "FOOTPRINT_PT_place", "FOOTPRINT_PT_edit", "FOOT
           "FOOTPRINT_PT_timing"]
 
 
+def object_menu_hooks():
+    return [f for f in getattr(bpy.types.VIEW3D_MT_object.draw, "_draw_funcs", []) if "footprint" in f.__module__]
+
+
+def test_every_operator_is_in_a_menu_for_f3_search(addon):
+    menu = bpy.types.Menu.bl_rna_get_subclass_py("FOOTPRINT_MT_tools")
+    module = sys.modules[menu.__module__]
+    assert sorted(op.split(".")[1] for op in module.MENU_OPERATORS) == sorted(OPERATORS)
+    assert len(object_menu_hooks()) == 1
+
+
 def registered_footprint_types():
     return sorted(name for name in dir(bpy.types) if name.startswith("FOOTPRINT_"))
 
@@ -64,6 +75,7 @@ def test_disable_leaves_nothing_behind_and_enable_restores(addon, clean):
                                  (bpy.types.Collection, "footprint_track")):
             assert not hasattr(owner, attribute)
         assert bpy.types.Operator.bl_rna_get_subclass_py("FOOTPRINT_OT_track_new") is None
+        assert object_menu_hooks() == []
         lists = [getattr(bpy.app.handlers, name) for name in dir(bpy.app.handlers) if not name.startswith("_")]
         handlers = [h for lst in lists if isinstance(lst, list) for h in lst]
         assert not [h for h in handlers if "footprint" in getattr(h, "__module__", "")]
@@ -72,4 +84,5 @@ def test_disable_leaves_nothing_behind_and_enable_restores(addon, clean):
     assert addon in bpy.context.preferences.addons
     assert bpy.ops.footprint.track_new(name="Again") == {"FINISHED"}
     assert bpy.context.scene.footprint.active_track.name == "Again"
+    assert len(object_menu_hooks()) == 1
 

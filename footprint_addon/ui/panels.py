@@ -120,4 +120,31 @@ def contact_intervals(objs):
     return intervals
 
 
-classes = (FOOTPRINT_PT_track, FOOTPRINT_PT_place, FOOTPRINT_PT_edit, FOOTPRINT_PT_footprint, FOOTPRINT_PT_timing)
+
+
+class FOOTPRINT_MT_tools(bpy.types.Menu):
+    """Every footprint tool, in the 3D View's Object menu, so F3 menu search finds them all"""
+
+    bl_label = "Footprints"
+    bl_idname = "FOOTPRINT_MT_tools"
+
+    def draw(self, context):
+        layout = self.layout
+        for idname in MENU_OPERATORS:
+            layout.operator(idname)
+
+
+MENU_OPERATORS = (
+    "footprint.track_new", "footprint.add_on_terrain", "footprint.add_at_cursor",
+    "footprint.generate_along_curve", "footprint.conform", "footprint.retime", "footprint.mirror",
+    "footprint.delete", "footprint.import_json", "footprint.export_json",
+)
+
+
+def draw_object_menu(self, context):
+    self.layout.menu(FOOTPRINT_MT_tools.bl_idname)
+
+
+classes = (FOOTPRINT_PT_track, FOOTPRINT_PT_place, FOOTPRINT_PT_edit, FOOTPRINT_PT_footprint, FOOTPRINT_PT_timing,
+           FOOTPRINT_MT_tools)
+MENU_HOOKS = ((bpy.types.VIEW3D_MT_object, draw_object_menu),)

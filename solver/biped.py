@@ -31,12 +31,13 @@ def resolve(track: Track, character=None, terrain=None):
 
 
 def solve(track: Track, character: Character | None = None, terrain=None, fps: float = 60.0,
-          method: str = "lm", weights: Weights = Weights()) -> Motion:
-    return solve_batch([track], [character], [terrain], fps, method, weights)[0]
+          method: str = "lm", weights: Weights = Weights(), times=None) -> Motion:
+    """One track to a Motion sampled at fps from its first contact, or at the given times (seconds)."""
+    return solve_batch([track], [character], [terrain], fps, method, weights, [times])[0]
 
 
 def solve_batch(tracks, characters=None, terrains=None, fps: float = 60.0, method: str = "lm",
-                weights: Weights = Weights()):
+                weights: Weights = Weights(), times=None):
     """Solve independent tracks together: one problem, one optimisation, one Motion per track."""
     started = time.perf_counter()
     characters = characters or [None] * len(tracks)
@@ -44,7 +45,9 @@ def solve_batch(tracks, characters=None, terrains=None, fps: float = 60.0, metho
     items = [(t,) + resolve(t, c, g) for t, c, g in zip(tracks, characters, terrains)]
     problem = Problem(items, weights)
     result = METHODS[method](problem)
-    motions = [sample_motion(problem, part, result.free[part.free], fps) for part in problem.parts]
+    times = times or [None] * len(tracks)
+    motions = [sample_motion(problem, part, result.free[part.free], fps, t)
+               for part, t in zip(problem.parts, times)]
     elapsed = time.perf_counter() - started
     terms = problem.energy_terms(result.free)
     for i, motion in enumerate(motions):
@@ -55,12 +58,15 @@ def solve_batch(tracks, characters=None, terrains=None, fps: float = 60.0, metho
     return motions
 
 
-def sample_motion(problem: Problem, part, free, fps: float) -> Motion:
-    """Evaluate one track's solution at fps frames per second, from its first contact to its last lift-off."""
+def sample_motion(problem: Problem, part, free, fps: float, times=None) -> Motion:
+    """Evaluate one track's solution at fps frames per second from its first contact to its last lift-off,
+    or at the given times (clamped into that span)."""
     sched, ch, terrain = part.schedule, part.character, part.terrain
     tr = sched.track
-    count = int(np.floor((sched.end - sched.start) * fps + 1e-9)) + 1
-    times = sched.start + np.arange(count) / fps
+    if times is None:
+        count = int(np.floor((sched.end - sched.start) * fps + 1e-9)) + 1
+        times = sched.start + np.arange(count) / fps
+    times = np.clip(np.asarray(times, dtype=float), sched.start, sched.end)
     com, vel, acc = spline.evaluate(part.layout, free, times)
     yaw = orientation.body_yaw(times, tr.contact, tr.liftoff, tr.headings)
     pitch, roll = orientation.oscillation(orientation.stride_phase(times, tr.contact), ch.pitch_amplitude,

@@ -1,7 +1,8 @@
 """Operators, one module per concern; each ends with a `classes` tuple."""
 
-from . import conform, edit, generate, io, place, track_ops
+from . import bake_ops, conform, edit, generate, io, place, track_ops
 
 classes = (
     track_ops.classes + place.classes + conform.classes + generate.classes + edit.classes + io.classes
+    + bake_ops.classes
 )

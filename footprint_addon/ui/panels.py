@@ -137,7 +137,7 @@ class FOOTPRINT_MT_tools(bpy.types.Menu):
 MENU_OPERATORS = (
     "footprint.track_new", "footprint.add_on_terrain", "footprint.add_at_cursor",
     "footprint.generate_along_curve", "footprint.conform", "footprint.retime", "footprint.mirror",
-    "footprint.delete", "footprint.import_json", "footprint.export_json",
+    "footprint.delete", "footprint.import_json", "footprint.export_json", "footprint.bake",
 )
 
 

@@ -1,0 +1,68 @@
+"""Actions and NLA strips on Blender 5.0 (slotted actions) and 4.2 (F-curves on the action), written in bulk."""
+
+import bpy
+import numpy as np
+
+LINEAR = 1  # Blender's BEZT_IPO_LIN, the value foreach_set expects for 'LINEAR'
+SLOTTED = bpy.app.version >= (4, 4, 0)
+
+
+class ChannelWriter:
+    """A new action for one object; channels are written whole with foreach_set."""
+
+    def __init__(self, name, owner):
+        self.action = bpy.data.actions.new(name)
+        self.slot = None
+        if SLOTTED:
+            from bpy_extras import anim_utils
+
+            self.slot = self.action.slots.new(id_type="OBJECT", name=owner.name)
+            self.fcurves = anim_utils.action_ensure_channelbag_for_slot(self.action, self.slot).fcurves
+        else:
+            self.fcurves = self.action.fcurves
+
+    def write(self, data_path, index, frames, values, group=None):
+        fcurve = self.fcurves.new(data_path, index=index)
+        if group is not None and not SLOTTED:
+            fcurve.group = self.action.groups.get(group) or self.action.groups.new(group)
+        points = fcurve.keyframe_points
+        points.add(len(frames))
+        co = np.empty(2 * len(frames))
+        co[0::2], co[1::2] = frames, values
+        points.foreach_set("co", co)
+        points.foreach_set("interpolation", np.full(len(frames), LINEAR, dtype=np.int32))
+        fcurve.update()
+        return fcurve
+
+
+def push_strip(obj, writer, track_name, strip_name, start_frame, view_layer):
+    """Put the action into a new NLA track on top of the object's stack, as a strip starting at start_frame."""
+    anim = obj.animation_data or obj.animation_data_create()
+    track = anim.nla_tracks.new()
+    track.name = track_name
+    strip = track.strips.new(strip_name, int(start_frame), writer.action)
+    if writer.slot is not None:
+        view_layer.update()  # Blender 5.0.1 crashes assigning a slot to a never-evaluated armature
+        strip.action_slot = writer.slot
+    return track, strip
+
+
+def remove_strips(obj, predicate):
+    """Remove NLA strips whose action satisfies predicate, their tracks if left empty, and orphaned actions."""
+    anim = obj.animation_data
+    if anim is None:
+        return 0
+    removed = 0
+    for track in list(anim.nla_tracks):
+        here = 0
+        for strip in list(track.strips):
+            action = strip.action
+            if action is not None and predicate(action):
+                track.strips.remove(strip)
+                here += 1
+                if action.users == 0:
+                    bpy.data.actions.remove(action)
+        if here and len(track.strips) == 0:
+            anim.nla_tracks.remove(track)
+        removed += here
+    return removed

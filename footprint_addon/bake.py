@@ -1,0 +1,149 @@
+"""Baking a solved track onto a rig: control-bone transforms computed with numpy, written as one action in
+an NLA strip named after the track (vdP97 §2.5, §2.6: the body follows the COM, IK controls the feet).
+
+For every frame, the world targets are
+- body control: rotation R_body(t) A R_rest, head at COM(t) + R_body(t) A (head_rest - com_rest);
+- foot IK control: rotation F(t) A R_rest, at footprint point(t) + F(t) A (ankle_rest - support_rest);
+where A turns the rig's rest facing onto the solver's +Y. Each is then expressed in its bone's own space,
+basis = rest^-1 rest_parent pose_parent^-1 pose, with the parent's current pose held.
+"""
+
+import bpy
+import numpy as np
+
+from ..solver import biped
+from ..solver.transforms import quaternion_from_matrix
+from . import animation, scene_io
+from .rigs import bind
+
+class BakeError(ValueError):
+    """The rig cannot take the bake as it is set up (the message says what to change)."""
+
+
+TRACK_KEY = "footprint_track"  # custom property on the actions a bake makes: the track they came from
+RIG_KEY = "footprint_rig"
+
+
+def frame_times(scene, schedule_start, schedule_end):
+    """Integer frames covering the track, and their exact times in the track's seconds."""
+    fps = scene.render.fps / scene.render.fps_base
+    first = int(np.ceil(scene.frame_start + schedule_start * fps - 1e-9))
+    last = int(np.floor(scene.frame_start + schedule_end * fps + 1e-9))
+    frames = np.arange(first, last + 1)
+    return frames, (frames - scene.frame_start) / fps
+
+
+def _object_parts(obj):
+    m = np.array(obj.matrix_world, dtype=float)
+    scale = np.linalg.norm(m[:3, :3], axis=0)
+    return m[:3, 3], m[:3, :3] / scale, float(scale.mean())
+
+
+def world_rest(binding):
+    """Rest measurements in world space (the rig object may be moved, rotated and uniformly scaled)."""
+    translation, rotation, scale = _object_parts(binding.rig)
+    m = binding.measurements
+
+    def point(p):
+        return translation + rotation @ (scale * np.asarray(p))
+
+    toes = rotation @ np.array([-np.sin(m["facing"]), np.cos(m["facing"]), 0.0])
+    facing = np.arctan2(-toes[0], toes[1])  # heading of the rig's rest toes in the world
+    return {
+        "com": point(m["com"]),
+        "support": {f: point(v) for f, v in m["support"].items()},
+        "ankles": {f: point(v) for f, v in m["ankles"].items()},
+        "facing": float(facing),
+        "object": (translation, rotation, scale),
+    }
+
+
+def solve_for_rig(context, coll, binding):
+    """The track solved for the rig's own proportions, sampled at the scene's frames."""
+    track = scene_io.read_track(coll)
+    character = binding.character(coll.footprint_track.character)
+    scale = _object_parts(binding.rig)[2]
+    character = character.__class__(**{**character.__dict__, "hip_offsets": character.hip_offsets * scale,
+                                       "leg_length_nominal": character.leg_length_nominal * scale,
+                                       "leg_length_max": character.leg_length_max * scale,
+                                       "foot_length": character.foot_length * scale,
+                                       "foot_width": character.foot_width * scale})
+    from ..solver.schedule import build_schedule
+
+    schedule = build_schedule(track, character)
+    frames, times = frame_times(context.scene, schedule.start, schedule.end)
+    motion = biped.solve(track, character, times=times)
+    return frames, motion
+
+
+def bone_targets(binding, motion, rest):
+    """World rotation (N, 3, 3) and head position (N, 3) for the body and each foot control."""
+    rig = binding.rig
+    _t, obj_rot, _s = rest["object"]
+    c, s = np.cos(-rest["facing"]), np.sin(-rest["facing"])
+    align = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    from ..solver.orientation import rotation_matrices
+
+    body_rot = rotation_matrices(motion.yaw, motion.pitch, motion.roll)
+    targets = {}
+    bone = rig.data.bones[binding.body]
+    rest_rot = obj_rot @ np.array(bone.matrix_local, dtype=float)[:3, :3]
+    head_rest = rest["object"][0] + obj_rot @ (rest["object"][2] * np.array(bone.head_local))
+    offset = align @ (head_rest - rest["com"])
+    targets[binding.body] = (body_rot @ align @ rest_rot, motion.com + body_rot @ offset)
+    for i, foot in enumerate(binding.feet):
+        bone = rig.data.bones[binding.feet[foot]]
+        rest_rot = obj_rot @ np.array(bone.matrix_local, dtype=float)[:3, :3]
+        frame = motion.foot_rotation[:, i]
+        ankle = align @ (rest["ankles"][foot] - rest["support"][foot])
+        targets[binding.feet[foot]] = (frame @ align @ rest_rot, motion.feet[:, i] + frame @ ankle)
+    return targets
+
+
+def local_transforms(rig, name, world_rot, world_pos):
+    """Bone-space location (N, 3) and quaternion (N, 4) that put the bone's head and axes at the targets."""
+    translation, obj_rot, scale = _object_parts(rig)
+    bone = rig.data.bones[name]
+    n = len(world_pos)
+    pose = np.tile(np.eye(4), (n, 1, 1))  # armature space
+    pose[:, :3, :3] = obj_rot.T @ world_rot
+    pose[:, :3, 3] = ((world_pos - translation) @ obj_rot) / scale
+    rest = np.array(bone.matrix_local, dtype=float)
+    if bone.parent is not None:
+        parent_rest = np.array(bone.parent.matrix_local, dtype=float)
+        parent_pose = np.array(rig.pose.bones[bone.parent.name].matrix, dtype=float)
+        space = np.linalg.inv(rest) @ parent_rest @ np.linalg.inv(parent_pose)
+    else:
+        space = np.linalg.inv(rest)
+    basis = space @ pose
+    return basis[:, :3, 3], quaternion_from_matrix(basis[:, :3, :3])
+
+
+def bake(context, coll, rig):
+    """Solve the track for the rig and write it as a new action in an NLA strip; replaces this track's
+    earlier bake on this rig only. Returns (strip, motion). Raises MissingBonesError / FootprintError before
+    anything is written."""
+    binding = bind(rig)
+    for name in [binding.body, *binding.feet.values()]:
+        if rig.pose.bones[name].rotation_mode != "QUATERNION":
+            raise BakeError(f"bone {name!r} of {rig.name!r} must use quaternion rotation to be baked")
+    frames, motion = solve_for_rig(context, coll, binding)
+    rest = world_rest(binding)
+    targets = bone_targets(binding, motion, rest)
+    channels = {name: local_transforms(rig, name, *target) for name, target in targets.items()}
+    # Everything is computed: now replace this track's previous bake and write the new one.
+    animation.remove_strips(rig, lambda a: a.get(TRACK_KEY) == coll.name and a.get(RIG_KEY) == rig.name)
+    writer = animation.ChannelWriter(f"{coll.name} ({rig.name})", rig)
+    writer.action[TRACK_KEY] = coll.name
+    writer.action[RIG_KEY] = rig.name
+    for name, (location, quaternion) in channels.items():
+        base = f'pose.bones["{name}"]'
+        for k in range(3):
+            writer.write(f"{base}.location", k, frames, location[:, k], group=name)
+        for k in range(4):
+            writer.write(f"{base}.rotation_quaternion", k, frames, quaternion[:, k], group=name)
+    for (bone, prop), value in binding.switches.items():
+        writer.write(f'pose.bones["{bone}"]["{prop}"]', 0, frames[[0, -1]], [value, value], group=bone)
+    _track, strip = animation.push_strip(rig, writer, f"Footprints: {coll.name}", coll.name, frames[0],
+                                         context.view_layer)
+    return strip, motion

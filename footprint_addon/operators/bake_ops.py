@@ -1,0 +1,46 @@
+"""Baking the active track onto an armature as an NLA strip."""
+
+import bpy
+from bpy.props import StringProperty
+
+from .. import bake
+from ..rigs import MissingBonesError
+from .common import USER_ERRORS, has_track, require_track
+
+BAKE_ERRORS = USER_ERRORS + (MissingBonesError, bake.BakeError)
+
+
+class FOOTPRINT_OT_bake(bpy.types.Operator):
+    """Solve the active footprint track for an armature and bake it into an NLA strip named after the track"""
+
+    bl_idname = "footprint.bake"
+    bl_label = "Bake Footprints to Rig"
+    bl_options = {"REGISTER", "UNDO"}
+
+    rig: StringProperty(name="Rig", description="Armature object; empty: the active object")
+
+    @classmethod
+    def poll(cls, context):
+        return has_track(context)
+
+    def execute(self, context):
+        coll = require_track(self, context)
+        if coll is None:
+            return {"CANCELLED"}
+        rig = bpy.data.objects.get(self.rig) if self.rig else context.active_object
+        if rig is None or rig.type != "ARMATURE":
+            self.report({"ERROR"}, f"{self.rig or 'The active object'} is not an armature")
+            return {"CANCELLED"}
+        try:
+            strip, motion = bake.bake(context, coll, rig)
+        except BAKE_ERRORS as exc:
+            self.report({"ERROR"}, f"{exc}: nothing baked")
+            return {"CANCELLED"}
+        report = motion.report
+        self.report({"INFO"}, f"Baked {coll.name!r} onto {rig.name} (strip {strip.name!r}, frames "
+                              f"{strip.frame_start:.0f}-{strip.frame_end:.0f}); non-physical force mean "
+                              f"{report['non_physical_force']['mean']:.3f} body weight")
+        return {"FINISHED"}
+
+
+classes = (FOOTPRINT_OT_bake,)

@@ -1,0 +1,5 @@
+"""Binding armatures to the solver: which bones drive the body and the feet, and the rig's proportions."""
+
+from .binding import MissingBonesError, RigBinding, bind
+
+__all__ = ["MissingBonesError", "RigBinding", "bind"]

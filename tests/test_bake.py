@@ -1,0 +1,131 @@
+"""Baking onto a real Rigify human generated from Blender's bundled metarig, measured on the evaluated rig
+after Blender's own IK solve."""
+
+import json
+import os
+import sys
+
+import addon_utils
+import bpy
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from scene_state import snapshot
+
+FIG1 = os.path.join(ROOT, "tests", "data", "fig1.json")
+
+
+@pytest.fixture(scope="session")
+def rigify_blend(addon, tmp_path_factory):
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.object.armature_human_metarig_add()
+    bpy.ops.pose.rigify_generate()
+    assert bpy.context.active_object.name == "rig"
+    path = str(tmp_path_factory.mktemp("rigs") / "rigify_human.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    return path
+
+
+@pytest.fixture
+def rig_scene(rigify_blend):
+    bpy.ops.wm.open_mainfile(filepath=rigify_blend)
+    assert bpy.ops.footprint.import_json(filepath=FIG1) == {"FINISHED"}
+    bpy.ops.ed.undo_push(message="scene ready")
+    return bpy.data.objects["rig"]
+
+
+def bake_module(addon):
+    return sys.modules[f"{addon}.footprint_addon.bake"]
+
+
+def evaluated_points(rig, frames, bones):
+    """World head positions (frames, bones, 3) of pose bones on the evaluated rig, frame by frame."""
+    scene = bpy.context.scene
+    out = np.zeros((len(frames), len(bones), 3))
+    for i, frame in enumerate(frames):
+        scene.frame_set(int(frame))
+        evaluated = rig.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        m = np.array(evaluated.matrix_world)
+        for j, name in enumerate(bones):
+            out[i, j] = (m @ np.append(np.array(evaluated.pose.bones[name].head), 1.0))[:3]
+    return out
+
+
+def check_bake(addon, rig):
+    coll = bpy.context.scene.footprint.active_track
+    assert bpy.ops.footprint.bake(rig=rig.name) == {"FINISHED"}
+    bake = bake_module(addon)
+    frames, motion = bake.solve_for_rig(bpy.context, coll, bake.bind(rig))
+    points = evaluated_points(rig, frames, ["torso", "DEF-foot.L", "DEF-toe.L", "DEF-foot.R", "DEF-toe.R"])
+    # The body control follows the solver's COM path (its offset is zero for Rigify's torso).
+    assert np.linalg.norm(points[:, 0] - motion.com, axis=1).max() < 0.01
+    slips, flats = [], []
+    for leg, (ankle, ball) in enumerate(((1, 2), (3, 4))):
+        for fp in np.unique(motion.footprint[:, leg][motion.contact[:, leg]]):
+            on = motion.contact[:, leg] & (motion.footprint[:, leg] == fp)
+            balls = points[on, ball]
+            slips.append(np.linalg.norm(balls - balls[0], axis=1).max())  # the ball of the foot never moves
+            flat = on & (motion.toe_pivot[:, leg] == 0.0)
+            if flat.sum() > 1:
+                ankles = points[flat, ankle]
+                flats.append(np.linalg.norm(ankles - ankles[0], axis=1).max())  # nor does the heel, until it lifts
+    assert len(slips) == 12 and max(slips) <= 1e-3
+    assert flats and max(flats) <= 1e-3
+    return motion
+
+
+def test_bake_keeps_stance_feet_still_and_body_on_the_com_path(addon, rig_scene):
+    motion = check_bake(addon, rig_scene)
+    anim = rig_scene.animation_data
+    assert [t.name for t in anim.nla_tracks] == ["Footprints: fig1"]
+    strip = anim.nla_tracks[0].strips[0]
+    assert strip.name == "fig1" and strip.action.get("footprint_track") == "fig1"
+    assert motion.report["non_physical_force"]["mean"] <= 0.05
+
+
+def test_bake_on_a_moved_rotated_scaled_rig_facing_plus_y(addon, rig_scene):
+    rig_scene.location = (1.5, -2.0, 0.3)
+    rig_scene.rotation_euler = (0.0, 0.0, np.pi)  # Rigify faces -Y; turned round it faces +Y
+    rig_scene.scale = (1.3, 1.3, 1.3)
+    bpy.context.view_layer.update()
+    check_bake(addon, rig_scene)
+
+
+def test_rebake_replaces_only_its_own_strip_and_undo_restores(addon, rig_scene):
+    anim = rig_scene.animation_data_create()
+    artist = bpy.data.actions.new("artist layer")
+    layer = anim.nla_tracks.new()
+    layer.name = "Artist"
+    layer.strips.new("wave", 1, artist)
+    bpy.ops.ed.undo_push(message="artist layer")
+    before = [(t.name, [(s.name, s.action.name) for s in t.strips]) for t in anim.nla_tracks]
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    bpy.ops.ed.undo_push(message="bake")
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    anim = bpy.data.objects["rig"].animation_data
+    names = [t.name for t in anim.nla_tracks]
+    assert names.count("Footprints: fig1") == 1 and "Artist" in names
+    ours = [a for a in bpy.data.actions if a.get("footprint_track") == "fig1"]
+    assert len(ours) == 1
+    bpy.ops.ed.undo_push(message="rebake")
+    bpy.ops.ed.undo()
+    bpy.ops.ed.undo()
+    anim = bpy.data.objects["rig"].animation_data
+    assert [(t.name, [(s.name, s.action.name) for s in t.strips]) for t in anim.nla_tracks] == before
+    assert not [a for a in bpy.data.actions if a.get("footprint_track") == "fig1"]
+
+
+def test_missing_bones_are_listed_and_nothing_is_written(addon, rig_scene):
+    bpy.context.view_layer.objects.active = rig_scene
+    bpy.ops.object.mode_set(mode="EDIT")
+    for name in ("foot_ik.L", "ORG-toe.R"):
+        rig_scene.data.edit_bones.remove(rig_scene.data.edit_bones[name])
+    bpy.ops.object.mode_set(mode="OBJECT")
+    before = snapshot()
+    actions = len(bpy.data.actions)
+    with pytest.raises(RuntimeError, match="missing bones: foot_ik.L, ORG-toe.R"):
+        bpy.ops.footprint.bake(rig="rig")
+    assert snapshot() == before and len(bpy.data.actions) == actions
+    assert rig_scene.animation_data is None or len(rig_scene.animation_data.nla_tracks) == 0

@@ -35,34 +35,34 @@ class ChannelWriter:
         return fcurve
 
 
-def push_strip(obj, writer, track_name, strip_name, start_frame, view_layer):
-    """Put the action into a new NLA track on top of the object's stack, as a strip starting at start_frame."""
+def find_track(obj, predicate):
+    """The NLA track holding a strip whose action satisfies predicate, or None."""
+    anim = obj.animation_data
+    if anim is None:
+        return None
+    for track in anim.nla_tracks:
+        if any(strip.action is not None and predicate(strip.action) for strip in track.strips):
+            return track
+    return None
+
+
+def replace_strip(obj, writer, track_name, strip_name, start_frame, view_layer, predicate):
+    """Put the action into a strip starting at start_frame. If an earlier bake (predicate on its action)
+    has a track, that track is reused in place, so layers above and below keep their order; else a new
+    track goes on top of the stack. The replaced strips' actions are removed once nothing uses them."""
     anim = obj.animation_data or obj.animation_data_create()
-    track = anim.nla_tracks.new()
-    track.name = track_name
+    track = find_track(obj, predicate)
+    if track is None:
+        track = anim.nla_tracks.new()
+        track.name = track_name
+    for strip in list(track.strips):
+        action = strip.action
+        if action is not None and predicate(action):
+            track.strips.remove(strip)
+            if action.users == 0:
+                bpy.data.actions.remove(action)
     strip = track.strips.new(strip_name, int(start_frame), writer.action)
     if writer.slot is not None:
         view_layer.update()  # Blender 5.0.1 crashes assigning a slot to a never-evaluated armature
         strip.action_slot = writer.slot
     return track, strip
-
-
-def remove_strips(obj, predicate):
-    """Remove NLA strips whose action satisfies predicate, their tracks if left empty, and orphaned actions."""
-    anim = obj.animation_data
-    if anim is None:
-        return 0
-    removed = 0
-    for track in list(anim.nla_tracks):
-        here = 0
-        for strip in list(track.strips):
-            action = strip.action
-            if action is not None and predicate(action):
-                track.strips.remove(strip)
-                here += 1
-                if action.users == 0:
-                    bpy.data.actions.remove(action)
-        if here and len(track.strips) == 0:
-            anim.nla_tracks.remove(track)
-        removed += here
-    return removed

@@ -131,8 +131,7 @@ def bake(context, coll, rig):
     rest = world_rest(binding)
     targets = bone_targets(binding, motion, rest)
     channels = {name: local_transforms(rig, name, *target) for name, target in targets.items()}
-    # Everything is computed: now replace this track's previous bake and write the new one.
-    animation.remove_strips(rig, lambda a: a.get(TRACK_KEY) == coll.name and a.get(RIG_KEY) == rig.name)
+    # Everything is computed: now write the new action and swap it for this track's previous bake.
     writer = animation.ChannelWriter(f"{coll.name} ({rig.name})", rig)
     writer.action[TRACK_KEY] = coll.name
     writer.action[RIG_KEY] = rig.name
@@ -144,6 +143,9 @@ def bake(context, coll, rig):
             writer.write(f"{base}.rotation_quaternion", k, frames, quaternion[:, k], group=name)
     for (bone, prop), value in binding.switches.items():
         writer.write(f'pose.bones["{bone}"]["{prop}"]', 0, frames[[0, -1]], [value, value], group=bone)
-    _track, strip = animation.push_strip(rig, writer, f"Footprints: {coll.name}", coll.name, frames[0],
-                                         context.view_layer)
+    def earlier_bake(action):
+        return action != writer.action and action.get(TRACK_KEY) == coll.name and action.get(RIG_KEY) == rig.name
+
+    _track, strip = animation.replace_strip(rig, writer, f"Footprints: {coll.name}", coll.name, frames[0],
+                                            context.view_layer, earlier_bake)
     return strip, motion

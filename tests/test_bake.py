@@ -95,23 +95,28 @@ def test_bake_on_a_moved_rotated_scaled_rig_facing_plus_y(addon, rig_scene):
 
 def test_rebake_replaces_only_its_own_strip_and_undo_restores(addon, rig_scene):
     anim = rig_scene.animation_data_create()
-    artist = bpy.data.actions.new("artist layer")
-    layer = anim.nla_tracks.new()
-    layer.name = "Artist"
-    layer.strips.new("wave", 1, artist)
+    below = anim.nla_tracks.new()
+    below.name = "Artist below"
+    below.strips.new("idle", 1, bpy.data.actions.new("idle"))
     bpy.ops.ed.undo_push(message="artist layer")
     before = [(t.name, [(s.name, s.action.name) for s in t.strips]) for t in anim.nla_tracks]
     assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    anim = bpy.data.objects["rig"].animation_data
+    above = anim.nla_tracks.new()  # the artist layers on top of the bake
+    above.name = "Artist above"
+    above.strips.new("wave", 1, bpy.data.actions.new("wave"))
     bpy.ops.ed.undo_push(message="bake")
     assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
     anim = bpy.data.objects["rig"].animation_data
     names = [t.name for t in anim.nla_tracks]
-    assert names.count("Footprints: fig1") == 1 and "Artist" in names
+    assert names == ["Artist below", "Footprints: fig1", "Artist above"]  # the stack keeps its order
     ours = [a for a in bpy.data.actions if a.get("footprint_track") == "fig1"]
     assert len(ours) == 1
     bpy.ops.ed.undo_push(message="rebake")
-    bpy.ops.ed.undo()
-    bpy.ops.ed.undo()
+    bpy.ops.ed.undo()  # back to the first bake, with the artist's layer above it
+    anim = bpy.data.objects["rig"].animation_data
+    assert [t.name for t in anim.nla_tracks] == ["Artist below", "Footprints: fig1", "Artist above"]
+    bpy.ops.ed.undo()  # back to before any bake
     anim = bpy.data.objects["rig"].animation_data
     assert [(t.name, [(s.name, s.action.name) for s in t.strips]) for t in anim.nla_tracks] == before
     assert not [a for a in bpy.data.actions if a.get("footprint_track") == "fig1"]

@@ -41,6 +41,42 @@ def _solve(args):
     return 0
 
 
+def _bake(args):
+    from . import headless
+
+    try:
+        report = headless.run_job(args.scene, args.track, args.rig, args.output, args.overwrite)
+    except (headless.JobError,) + headless.JOB_ERRORS as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"bake: {args.track} onto {args.rig} -> {args.output} (non-physical force mean "
+          f"{report['non_physical_force']['mean']:.3f} body weight)")
+    return 0
+
+
+def _batch(args):
+    from . import headless
+
+    try:
+        jobs = headless.load_jobs(args.jobs)
+    except headless.JobError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    failed = 0
+    for index, job in enumerate(jobs, start=1):
+        output = job.get("output") or headless.default_output(job, args.output_dir)
+        label = f"[{index}/{len(jobs)}] {job['file']} {job['track']} -> {job['rig']}"
+        try:
+            report = headless.run_job(job["file"], job["track"], job["rig"], output, args.overwrite)
+            print(f"{label}: ok, {output} (non-physical force mean {report['non_physical_force']['mean']:.3f})",
+                  flush=True)
+        except (headless.JobError,) + headless.JOB_ERRORS as exc:
+            failed += 1
+            print(f"{label}: FAILED: {exc}", flush=True)
+    print(f"batch: {len(jobs) - failed} of {len(jobs)} jobs baked")
+    return 1 if failed else 0
+
+
 def parser():
     p = argparse.ArgumentParser(prog="footprint_locomotion", description="Footprint Locomotion")
     sub = p.add_subparsers(dest="command", required=True)
@@ -55,6 +91,18 @@ def parser():
     solve.add_argument("--method", choices=sorted(biped.METHODS), default="lm",
                        help="lm: Levenberg-Marquardt (default); greedy: vdP97's reference descent")
     solve.set_defaults(run=_solve)
+    bake = sub.add_parser("bake", help="bake a track of a .blend onto a rig, save the result as a new .blend")
+    bake.add_argument("scene", nargs="?", help=".blend to open (omit inside `blender -b scene.blend --command`)")
+    bake.add_argument("--track", required=True, help="name of the footprint track collection")
+    bake.add_argument("--rig", required=True, help="name of the armature object")
+    bake.add_argument("--output", required=True, help=".blend to write")
+    bake.add_argument("--overwrite", action="store_true", help="allow the output to replace the input file")
+    bake.set_defaults(run=_bake)
+    batch = sub.add_parser("batch", help='bake many jobs: a JSON list of {"file", "track", "rig"[, "output"]}')
+    batch.add_argument("jobs")
+    batch.add_argument("--output-dir", help="where outputs go (default: beside each input)")
+    batch.add_argument("--overwrite", action="store_true", help="allow outputs to replace input files")
+    batch.set_defaults(run=_batch)
     check = sub.add_parser("validate", help="check a footprint track JSON file")
     check.add_argument("track")
     check.set_defaults(run=_validate)

@@ -61,6 +61,21 @@ def addon(built_zip, tmp_path_factory):
     shutil.rmtree(directory, ignore_errors=True)
 
 
+@pytest.fixture(scope="session")
+def rigify_blend(addon, tmp_path_factory):
+    """A .blend with a Rigify human generated from Blender's bundled metarig (generated once, ~5 s)."""
+    import addon_utils
+
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.object.armature_human_metarig_add()
+    bpy.ops.pose.rigify_generate()
+    assert bpy.context.active_object.name == "rig"
+    path = str(tmp_path_factory.mktemp("rigs") / "rigify_human.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    return path
+
+
 @pytest.fixture
 def clean(addon):
     """An empty scene with the extension enabled and an undo stack that starts here."""

@@ -5,7 +5,6 @@ import json
 import os
 import sys
 
-import addon_utils
 import bpy
 import numpy as np
 import pytest
@@ -14,18 +13,6 @@ from conftest import ROOT
 from scene_state import snapshot
 
 FIG1 = os.path.join(ROOT, "tests", "data", "fig1.json")
-
-
-@pytest.fixture(scope="session")
-def rigify_blend(addon, tmp_path_factory):
-    addon_utils.enable("rigify", default_set=True)
-    bpy.ops.wm.read_homefile(use_empty=True)
-    bpy.ops.object.armature_human_metarig_add()
-    bpy.ops.pose.rigify_generate()
-    assert bpy.context.active_object.name == "rig"
-    path = str(tmp_path_factory.mktemp("rigs") / "rigify_human.blend")
-    bpy.ops.wm.save_as_mainfile(filepath=path)
-    return path
 
 
 @pytest.fixture

@@ -1,7 +1,9 @@
 """The command line: `python -m footprint_locomotion ...` runs the same code as `blender --command footprint`."""
 
+import hashlib
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 
@@ -61,3 +63,97 @@ def test_validate_command_reports_bad_tracks(tmp_path):
     assert proc.returncode == 1 and "cannot read track file" in proc.stderr
     proc = run_cli("frobnicate")
     assert proc.returncode == 2
+
+
+@pytest.fixture
+def fig1_scene(rigify_blend, tmp_path):
+    """A saved .blend with the Rigify human and the Fig. 1 track imported."""
+    bpy.ops.wm.open_mainfile(filepath=rigify_blend)
+    assert bpy.ops.footprint.import_json(filepath=os.path.join(ROOT, "tests", "data", "fig1.json")) == {"FINISHED"}
+    path = tmp_path / "scene.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    bpy.ops.wm.read_homefile(use_empty=True)
+    return path
+
+
+def digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@needs_module_install
+def test_bake_command_writes_a_new_file_and_leaves_the_input(fig1_scene, tmp_path):
+    before = digest(fig1_scene)
+    out = tmp_path / "baked.blend"
+    proc = run_cli("bake", str(fig1_scene), "--track", "fig1", "--rig", "rig", "--output", str(out))
+    assert proc.returncode == 0, proc.stderr[-1500:]
+    assert digest(fig1_scene) == before
+    bpy.ops.wm.open_mainfile(filepath=str(out))
+    tracks = [t.name for t in bpy.data.objects["rig"].animation_data.nla_tracks]
+    assert tracks == ["Footprints: fig1"]
+    assert not list(tmp_path.glob("*.part.blend"))
+
+
+@needs_module_install
+@pytest.mark.parametrize("args, message", [
+    (["--track", "nope", "--rig", "rig"], "no footprint track 'nope' in this file (tracks: fig1)"),
+    (["--track", "fig1", "--rig", "ghost"], "no armature 'ghost' in this file (armatures: metarig, rig)"),
+])
+def test_bake_command_errors_name_the_culprit(fig1_scene, tmp_path, args, message):
+    before = digest(fig1_scene)
+    out = tmp_path / "never.blend"
+    proc = run_cli("bake", str(fig1_scene), *args, "--output", str(out))
+    assert proc.returncode == 1 and message in proc.stderr
+    assert not out.exists() and digest(fig1_scene) == before
+
+
+@needs_module_install
+def test_bake_command_refuses_bad_paths(fig1_scene, tmp_path):
+    before = digest(fig1_scene)
+    proc = run_cli("bake", str(tmp_path / "missing.blend"), "--track", "fig1", "--rig", "rig",
+                   "--output", str(tmp_path / "o.blend"))
+    assert proc.returncode == 1 and "no such .blend file" in proc.stderr
+    proc = run_cli("bake", str(fig1_scene), "--track", "fig1", "--rig", "rig",
+                   "--output", str(tmp_path / "no" / "such" / "dir.blend"))
+    assert proc.returncode == 1 and "does not exist" in proc.stderr
+    proc = run_cli("bake", str(fig1_scene), "--track", "fig1", "--rig", "rig", "--output", str(fig1_scene))
+    assert proc.returncode == 1 and "would overwrite the input file" in proc.stderr
+    assert digest(fig1_scene) == before
+
+
+@needs_module_install
+def test_batch_reports_each_job_and_fails_if_any_failed(fig1_scene, tmp_path):
+    jobs = tmp_path / "jobs.json"
+    jobs.write_text(json.dumps([
+        {"file": str(fig1_scene), "track": "fig1", "rig": "rig"},
+        {"file": str(fig1_scene), "track": "fig1", "rig": "ghost"},
+        {"file": str(tmp_path / "gone.blend"), "track": "fig1", "rig": "rig"},
+    ]))
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    before = digest(fig1_scene)
+    proc = run_cli("batch", str(jobs), "--output-dir", str(out_dir))
+    assert proc.returncode == 1
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("[")]
+    assert [line.split(":")[-2].strip().split()[-1] if "FAILED" in line else "ok" for line in lines] \
+        and lines[0].startswith("[1/3]") and ": ok," in lines[0]
+    assert "FAILED: no armature 'ghost'" in lines[1] and "FAILED:" in lines[2] and "no such .blend" in lines[2]
+    assert "batch: 1 of 3 jobs baked" in proc.stdout
+    assert (out_dir / "scene.fig1.baked.blend").exists() and digest(fig1_scene) == before
+
+
+@needs_module_install
+def test_bake_command_refuses_an_invalid_track(fig1_scene, tmp_path):
+    bpy.ops.wm.open_mainfile(filepath=str(fig1_scene))
+    track = bpy.data.collections["fig1"]
+    objs = sorted((o for o in track.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    objs[2].footprint.contact = objs[0].footprint.contact + 0.05  # lands while the same foot still stands
+    bad = tmp_path / "bad.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(bad))
+    bpy.ops.wm.read_homefile(use_empty=True)
+    before = digest(bad)
+    proc = run_cli("bake", str(bad), "--track", "fig1", "--rig", "rig", "--output", str(tmp_path / "o.blend"))
+    assert proc.returncode == 1 and "touches down" in proc.stderr
+    assert not (tmp_path / "o.blend").exists() and digest(bad) == before
+    # Without a .blend argument the command works on the open file (blender -b scene.blend --command ...).
+    proc = run_cli("bake", "--track", "fig1", "--rig", "rig", "--output", str(tmp_path / "o.blend"))
+    assert proc.returncode == 1 and "no footprint track 'fig1'" in proc.stderr

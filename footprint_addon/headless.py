@@ -1,0 +1,85 @@
+"""Headless baking: one scene, or a batch of (file, track, rig) jobs. Inputs are never overwritten unless
+asked, outputs are written whole or not at all, and every job reports its own status."""
+
+import json
+import os
+
+import bpy
+
+from ..solver.errors import FootprintError
+from . import bake
+from .rigs import MissingBonesError
+
+JOB_ERRORS = (FootprintError, MissingBonesError, bake.BakeError, OSError, RuntimeError, KeyError)
+
+
+class JobError(Exception):
+    """A job that cannot run as given (file, track, rig or output); the message names it."""
+
+
+def open_scene(path):
+    if not os.path.isfile(path):
+        raise JobError(f"{path}: no such .blend file")
+    bpy.ops.wm.open_mainfile(filepath=os.path.abspath(path), load_ui=False)
+
+
+def check_output(output, inputs, overwrite):
+    folder = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(folder):
+        raise JobError(f"{output}: the folder {folder} does not exist")
+    if not output.endswith(".blend"):
+        raise JobError(f"{output}: the output must be a .blend file")
+    if not overwrite and any(os.path.abspath(output) == os.path.abspath(i) for i in inputs if i):
+        raise JobError(f"{output}: would overwrite the input file (pass --overwrite to allow it)")
+
+
+def bake_current(track_name, rig_name):
+    """Bake a track of the open file onto a rig; returns the motion's quality report."""
+    coll = bpy.data.collections.get(track_name)
+    if coll is None or not coll.footprint_track.is_track:
+        tracks = [c.name for c in bpy.data.collections if c.footprint_track.is_track]
+        raise JobError(f"no footprint track {track_name!r} in this file (tracks: {', '.join(tracks) or 'none'})")
+    rig = bpy.data.objects.get(rig_name)
+    if rig is None or rig.type != "ARMATURE":
+        rigs = [o.name for o in bpy.data.objects if o.type == "ARMATURE"]
+        raise JobError(f"no armature {rig_name!r} in this file (armatures: {', '.join(rigs) or 'none'})")
+    bpy.context.scene.footprint.active_track = coll
+    _strip, motion = bake.bake(bpy.context, coll, rig)
+    return motion.report
+
+
+def save_copy(output):
+    """Save the open file to output, via a temporary file so a failure leaves no partial .blend."""
+    tmp = output + ".part.blend"
+    try:
+        bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(tmp), copy=True, check_existing=False)
+        os.replace(tmp, output)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def run_job(scene, track, rig, output, overwrite=False):
+    check_output(output, [scene, bpy.data.filepath], overwrite)
+    if scene:
+        open_scene(scene)
+    report = bake_current(track, rig)
+    save_copy(output)
+    return report
+
+
+def load_jobs(path):
+    try:
+        with open(path, encoding="utf-8") as fh:
+            jobs = json.load(fh)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise JobError(f"{path}: cannot read the job list: {exc}") from None
+    if not isinstance(jobs, list) or not all(isinstance(j, dict) and {"file", "track", "rig"} <= set(j) for j in jobs):
+        raise JobError(f'{path}: expected a list of {{"file", "track", "rig"[, "output"]}} objects')
+    return jobs
+
+
+def default_output(job, output_dir):
+    stem = os.path.splitext(os.path.basename(job["file"]))[0]
+    folder = output_dir or os.path.dirname(os.path.abspath(job["file"]))
+    return os.path.join(folder, f"{stem}.{job['track']}.baked.blend")

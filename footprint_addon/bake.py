@@ -67,7 +67,9 @@ def solve_for_rig(context, coll, binding):
                                        "leg_length_nominal": character.leg_length_nominal * scale,
                                        "leg_length_max": character.leg_length_max * scale,
                                        "foot_length": character.foot_length * scale,
-                                       "foot_width": character.foot_width * scale})
+                                       "foot_width": character.foot_width * scale,
+                                       "ankle_offset": tuple(scale * np.asarray(character.ankle_offset)),
+                                       "ankle_reach": character.ankle_reach * scale})
     from ..solver.schedule import build_schedule
 
     schedule = build_schedule(track, character)

@@ -34,6 +34,8 @@ class Character:
     roll_amplitude: float = 0.035  # radians, procedural body roll oscillation (vdP97 §2.6)
     bank_gain: float = 0.5  # fraction of the lateral-acceleration lean angle atan(a_lat / g) (vdP97 §2.6)
     swing_clearance: float = 0.08  # l_nom: how high a swing foot clears the ground between footprints
+    ankle_offset: tuple | None = None  # a rig's ankle from the support point, foot frame (+Y toes, +Z up)
+    ankle_reach: float = 0.0  # a rig's longest hip-to-ankle distance (thigh + shin); with ankle_offset
 
     @property
     def time_unit(self) -> float:
@@ -50,6 +52,8 @@ class Character:
             "foot_length": self.foot_length,
             "foot_width": self.foot_width,
             **{key: getattr(self, key) for key in OPTIONAL_NUMBERS},
+            **({"ankle_offset": list(self.ankle_offset), "ankle_reach": self.ankle_reach}
+               if self.ankle_offset is not None else {}),
         }
 
 

@@ -193,19 +193,27 @@ def _swing_bump(p0, p1, character, terrain):
 
 
 def _heel_off(pos, rot, hip, character, half):
-    """Lift the heel about the toe until the hip is within l_max of mid-foot (vdP97 §2.4.1, §2.5).
+    """Lift the heel about the toe until the leg reaches again (vdP97 §2.4.1, §2.5).
 
-    With D = hip - toe, f the toe direction and u the sole normal, mid-foot after lifting the heel by beta
-    is toe + half (-cos(beta) f + sin(beta) u); |hip - mid| = l_max becomes A cos(beta) + B sin(beta) = C
-    with A = -D.f, B = D.u, C = (|D|^2 + half^2 - l_max^2) / (2 half): beta = atan2(B, A) - acos(C / R).
+    The leg ends at mid-foot (reach l_max) or, for a character measured from a rig, at its ankle (reach
+    thigh + shin). With D = hip - toe and v the leg's end relative to the toe in the foot frame, lifting
+    the heel by beta moves the end to toe + (v_y cos b + v_z sin b) f + (v_z cos b - v_y sin b) u, and
+    |hip - end| = reach becomes A cos(b) + B sin(b) = C: beta = atan2(B, A) - acos(C / R).
     """
     fwd, up = rot[:, :, 1], rot[:, :, 2]
     toe = pos + half * fwd
+    if character.ankle_offset is not None:
+        v_y, v_z = character.ankle_offset[1] - half, character.ankle_offset[2]
+        reach = character.ankle_reach
+    else:
+        v_y, v_z, reach = -half, 0.0, character.leg_length_max
     d = hip - toe
+    d_f, d_u = np.einsum("nd,nd->n", d, fwd), np.einsum("nd,nd->n", d, up)
+    end = toe + v_y * fwd + v_z * up
     ahead = np.einsum("nd,nd->n", hip - pos, fwd) > 0.0
-    over = np.linalg.norm(hip - pos, axis=1) > character.leg_length_max
-    a_coef, b_coef = -np.einsum("nd,nd->n", d, fwd), np.einsum("nd,nd->n", d, up)
-    c_coef = (np.einsum("nd,nd->n", d, d) + half * half - character.leg_length_max ** 2) / (2.0 * half)
+    over = np.linalg.norm(hip - end, axis=1) > reach
+    a_coef, b_coef = v_y * d_f + v_z * d_u, v_z * d_f - v_y * d_u
+    c_coef = 0.5 * (np.einsum("nd,nd->n", d, d) + v_y * v_y + v_z * v_z - reach * reach)
     radius = np.maximum(np.hypot(a_coef, b_coef), 1e-12)
     beta = np.arctan2(b_coef, a_coef) - np.arccos(np.clip(c_coef / radius, -1.0, 1.0))
     beta = np.where(ahead & over, np.clip(beta, 0.0, MAX_PIVOT), 0.0)

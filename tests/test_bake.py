@@ -40,12 +40,16 @@ def evaluated_points(rig, frames, bones):
     return out
 
 
-def check_bake(addon, rig):
+RIGIFY_BONES = ["torso", "DEF-foot.L", "DEF-toe.L", "DEF-foot.R", "DEF-toe.R"]
+
+
+def check_bake(addon, rig, bones=RIGIFY_BONES):
+    """Bake, then measure on the evaluated rig: body (bones[0]) on the COM path, feet (ankle, ball pairs)."""
     coll = bpy.context.scene.footprint.active_track
     assert bpy.ops.footprint.bake(rig=rig.name) == {"FINISHED"}
     bake = bake_module(addon)
     frames, motion = bake.solve_for_rig(bpy.context, coll, bake.bind(rig))
-    points = evaluated_points(rig, frames, ["torso", "DEF-foot.L", "DEF-toe.L", "DEF-foot.R", "DEF-toe.R"])
+    points = evaluated_points(rig, frames, bones)
     # The body control follows the solver's COM path (its offset is zero for Rigify's torso).
     assert np.linalg.norm(points[:, 0] - motion.com, axis=1).max() < 0.01
     slips, flats = [], []
@@ -121,3 +125,59 @@ def test_missing_bones_are_listed_and_nothing_is_written(addon, rig_scene):
         bpy.ops.footprint.bake(rig="rig")
     assert snapshot() == before and len(bpy.data.actions) == actions
     assert rig_scene.animation_data is None or len(rig_scene.animation_data.nla_tracks) == 0
+
+
+def mixamo_armature(prefix="mixamorig:"):
+    """A plain Mixamo-named armature (no IK), facing -Y like an imported Mixamo character."""
+    arm = bpy.data.armatures.new("Mixamo")
+    obj = bpy.data.objects.new("Mixamo", arm)
+    bpy.context.scene.collection.objects.link(obj)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    eb = arm.edit_bones
+
+    def bone(name, head, tail, parent=None):
+        b = eb.new(prefix + name)
+        b.head, b.tail = head, tail
+        if parent:
+            b.parent = eb[prefix + parent]
+        return b
+
+    bone("Hips", (0, 0, 1.0), (0, 0, 1.1))
+    bone("Spine", (0, 0, 1.1), (0, 0, 1.5), "Hips")
+    for side, x in (("Left", 0.1), ("Right", -0.1)):
+        bone(f"{side}UpLeg", (x, 0, 0.95), (x, -0.02, 0.52), "Hips")
+        bone(f"{side}Leg", (x, -0.02, 0.52), (x, 0, 0.09), f"{side}UpLeg").use_connect = True
+        bone(f"{side}Foot", (x, 0, 0.09), (x, -0.12, 0.02), f"{side}Leg").use_connect = True
+        bone(f"{side}ToeBase", (x, -0.12, 0.02), (x, -0.2, 0.02), f"{side}Foot").use_connect = True
+    bpy.ops.object.mode_set(mode="OBJECT")
+    return obj
+
+
+def test_mixamo_rig_needs_leg_ik_then_bakes(addon, clean):
+    rig = mixamo_armature()
+    assert bpy.ops.footprint.import_json(filepath=FIG1) == {"FINISHED"}
+    with pytest.raises(RuntimeError, match="Mixamo rig without foot IK controls"):
+        bpy.ops.footprint.bake(rig=rig.name)
+    assert bpy.ops.footprint.setup_leg_ik(rig=rig.name) == {"FINISHED"}
+    ik = rig.pose.bones["mixamorig:LeftLeg"].constraints["Footprint IK"]
+    assert ik.subtarget == "FP-foot_ik.L" and ik.pole_subtarget == "FP-knee_pole.L"
+    bones = ["mixamorig:Hips", "mixamorig:LeftFoot", "mixamorig:LeftToeBase", "mixamorig:RightFoot",
+             "mixamorig:RightToeBase"]
+    motion = check_bake(addon, rig, bones)
+    # Knees bend forwards (the body's facing), never sideways or backwards.
+    frames = np.arange(1, 120, 7)
+    points = evaluated_points(rig, frames, ["mixamorig:LeftUpLeg", "mixamorig:LeftLeg", "mixamorig:LeftFoot"])
+    bend = points[:, 1] - 0.5 * (points[:, 0] + points[:, 2])
+    forward = np.stack([-np.sin(motion.yaw), np.cos(motion.yaw)], axis=1)[frames - 1]
+    assert (np.einsum("nd,nd->n", bend[:, :2], forward) > 0).all()
+
+
+def test_setup_leg_ik_refuses_an_armature_without_legs(addon, clean):
+    arm = bpy.data.armatures.new("Snake")
+    obj = bpy.data.objects.new("Snake", arm)
+    bpy.context.scene.collection.objects.link(obj)
+    before = snapshot()
+    with pytest.raises(RuntimeError, match="no leg chains found; missing: mixamorig|no leg chains found"):
+        bpy.ops.footprint.setup_leg_ik(rig="Snake")
+    assert snapshot() == before

@@ -4,7 +4,7 @@ import bpy
 from bpy.props import StringProperty
 
 from .. import bake
-from ..rigs import MissingBonesError
+from ..rigs import MissingBonesError, leg_ik
 from .common import USER_ERRORS, has_track, require_track
 
 BAKE_ERRORS = USER_ERRORS + (MissingBonesError, bake.BakeError)
@@ -43,4 +43,31 @@ class FOOTPRINT_OT_bake(bpy.types.Operator):
         return {"FINISHED"}
 
 
-classes = (FOOTPRINT_OT_bake,)
+
+
+class FOOTPRINT_OT_setup_leg_ik(bpy.types.Operator):
+    """Give a plain armature (Mixamo-named, or thigh/shin/foot/toe bones) foot IK controls, knee poles and
+    IK constraints, and remember the mapping so footprints can be baked onto it"""
+
+    bl_idname = "footprint.setup_leg_ik"
+    bl_label = "Set up Leg IK"
+    bl_options = {"REGISTER", "UNDO"}
+
+    rig: StringProperty(name="Rig", description="Armature object; empty: the active object")
+
+    def execute(self, context):
+        rig = bpy.data.objects.get(self.rig) if self.rig else context.active_object
+        if rig is None or rig.type != "ARMATURE":
+            self.report({"ERROR"}, f"{self.rig or 'The active object'} is not an armature")
+            return {"CANCELLED"}
+        try:
+            leg_ik.find_legs(rig.data)
+        except MissingBonesError as exc:
+            self.report({"ERROR"}, f"{rig.name}: {exc}: nothing changed")
+            return {"CANCELLED"}
+        mapping = leg_ik.set_up(rig)
+        self.report({"INFO"}, f"{rig.name}: foot IK controls {', '.join(mapping['feet'].values())}")
+        return {"FINISHED"}
+
+
+classes = (FOOTPRINT_OT_bake, FOOTPRINT_OT_setup_leg_ik)

@@ -3,6 +3,7 @@ armature into a solver Character (hips, leg lengths, foot size) and map solver f
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 
@@ -18,15 +19,28 @@ class MissingBonesError(ValueError):
 # Rigify human rigs, generated from Blender's bundled metarig: IK controls, IK/FK switches, and the ORG
 # bones that give the rest proportions.
 RIGIFY = {
+    "name": "Rigify",
     "body": "torso",
     "feet": {"L": "foot_ik.L", "R": "foot_ik.R"},
     "hips": {"L": "ORG-thigh.L", "R": "ORG-thigh.R"},
     "ankles": {"L": "ORG-foot.L", "R": "ORG-foot.R"},
     "balls": {"L": "ORG-toe.L", "R": "ORG-toe.R"},
-    "switches": {("thigh_parent.L", "IK_FK"): 0.0, ("thigh_parent.R", "IK_FK"): 0.0},
+    "switches": {"thigh_parent.L": {"IK_FK": 0.0}, "thigh_parent.R": {"IK_FK": 0.0}},
 }
+# Auto-Rig Pro's controller names (IK foot controllers switched to IK, FK controllers for proportions).
+AUTO_RIG_PRO = {
+    "name": "Auto-Rig Pro",
+    "body": "c_root_master.x",
+    "feet": {"L": "c_foot_ik.l", "R": "c_foot_ik.r"},
+    "hips": {"L": "c_thigh_fk.l", "R": "c_thigh_fk.r"},
+    "ankles": {"L": "c_foot_fk.l", "R": "c_foot_fk.r"},
+    "balls": {"L": "c_toes_fk.l", "R": "c_toes_fk.r"},
+    "switches": {"c_foot_ik.l": {"ik_fk_switch": 0.0}, "c_foot_ik.r": {"ik_fk_switch": 0.0}},
+}
+MAPPING_KEY = "footprint_mapping"  # JSON on the armature data: an explicit mapping, set by hand or by setup
 NOMINAL_FRACTION = 0.92  # l_nom / l_max: a comfortably bent leg
 MAX_FRACTION = 0.985  # l_max / the straight rest leg: IK keeps a hair of bend so knees never snap
+REACH_FRACTION = 0.995  # of thigh + shin: the heel lifts before the IK chain locks straight
 
 
 @dataclass
@@ -48,21 +62,47 @@ class RigBinding:
         l_max = MAX_FRACTION * min(legs)
         half_foot = min(np.linalg.norm((m["balls"][f] - m["support"][f])[:2]) for f in self.feet)
         width = 0.5 * min(legs) * 0.12
+        ankle = np.mean([align @ (m["ankles"][f] - m["support"][f]) for f in self.feet], axis=0)
+        reach = REACH_FRACTION * min(m["chains"][f] for f in self.feet)
         template = preset(base)
         return Character(f"{template.name} ({self.rig.name})", tuple(self.feet), hips, NOMINAL_FRACTION * l_max,
                          l_max, 2.0 * half_foot, width, template.com_clearance, template.pitch_amplitude,
-                         template.roll_amplitude, template.bank_gain, template.swing_clearance)
+                         template.roll_amplitude, template.bank_gain, template.swing_clearance,
+                         tuple(float(v) for v in ankle), float(reach))
 
 
-def _rigify_binding(rig):
+def mapping_bones(mapping):
+    names = [mapping["body"], *mapping["feet"].values(), *mapping["hips"].values(), *mapping["ankles"].values(),
+             *mapping["balls"].values(), *mapping.get("switches", {})]
+    return list(dict.fromkeys(names))
+
+
+def detect(rig):
+    """The mapping for an armature: its own explicit one, else the first known naming scheme it matches
+    completely, else the closest one (the caller reports its missing bones)."""
+    explicit = rig.data.get(MAPPING_KEY)
+    if explicit:
+        return json.loads(explicit)
     bones = rig.data.bones
-    needed = [RIGIFY["body"], *RIGIFY["feet"].values(), *RIGIFY["hips"].values(), *RIGIFY["ankles"].values(),
-              *RIGIFY["balls"].values(), *(bone for bone, _prop in RIGIFY["switches"])]
-    missing = [name for name in needed if name not in bones]
+    candidates = [RIGIFY, AUTO_RIG_PRO]
+    prefix = next((b.name.split("Hips")[0] for b in bones if b.name.endswith("Hips") and "mixamo" in b.name.lower()),
+                  None)
+    if prefix is not None:
+        raise MissingBonesError(f"armature {rig.name!r} is a Mixamo rig without foot IK controls: run "
+                                f"'Set up Leg IK' on it first")
+    return min(candidates, key=lambda m: sum(name not in bones for name in mapping_bones(m)))
+
+
+def _binding(rig, mapping):
+    missing = [name for name in mapping_bones(mapping) if name not in rig.data.bones]
     if missing:
-        raise MissingBonesError(f"armature {rig.name!r} is missing bones: {', '.join(missing)}")
-    binding = RigBinding(rig, RIGIFY["body"], dict(RIGIFY["feet"]), dict(RIGIFY["switches"]))
-    binding.measurements = _measure(rig, binding, RIGIFY)
+        raise MissingBonesError(f"armature {rig.name!r} ({mapping.get('name', 'mapping')}) is missing bones: "
+                                f"{', '.join(missing)}")
+    switches = {(bone, prop): value for bone, props in mapping.get("switches", {}).items()
+                for prop, value in props.items()}
+    binding = RigBinding(rig, mapping["body"], dict(mapping["feet"]), switches,
+                         tuple(mapping.get("com_offset", (0.0, 0.0, 0.0))))
+    binding.measurements = _measure(rig, binding, mapping)
     return binding
 
 
@@ -87,12 +127,20 @@ def _measure(rig, binding, names):
     c, s = math.cos(-facing), math.sin(-facing)
     align = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
     com = head(binding.body) + np.asarray(binding.com_offset, dtype=float)
+    # Thigh + shin: the hip-to-ankle distance with the knee straight.
+    chains = {}
+    for f in binding.feet:
+        ankle_bone = bones[names["ankles"][f]]
+        knee = ankle_bone.parent if ankle_bone.parent is not None else None
+        chains[f] = (np.linalg.norm(np.array(knee.head_local) - hips[f]) + np.linalg.norm(ankles[f] - np.array(knee.head_local))
+                     if knee is not None else np.linalg.norm(ankles[f] - hips[f]))
     return {"hips": hips, "ankles": ankles, "balls": balls, "support": support, "ground": ground,
-            "facing": facing, "align": align, "com": com}
+            "facing": facing, "align": align, "com": com, "chains": chains}
 
 
 def bind(rig) -> RigBinding:
-    """The binding for an armature: Rigify human rigs are recognised; others raise naming what is missing."""
+    """The binding for an armature: an explicit mapping, Rigify, Auto-Rig Pro, or a rig set up by
+    'Set up Leg IK' (Mixamo-named or plain); otherwise an error listing the bones that are missing."""
     if rig is None or rig.type != "ARMATURE":
         raise MissingBonesError(f"{getattr(rig, 'name', rig)!r} is not an armature object")
-    return _rigify_binding(rig)
+    return _binding(rig, detect(rig))

@@ -1,0 +1,109 @@
+"""'Set up Leg IK' for plain armatures (Mixamo-named or with plain thigh/shin/foot/toe bones): adds one
+IK control per foot and a knee pole, IK constraints on the shins, and stores the resulting mapping on the
+armature so the bake finds it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from mathutils import Vector
+
+from .binding import MAPPING_KEY, MissingBonesError
+
+CONTROL = "FP-foot_ik.{side}"
+POLE = "FP-knee_pole.{side}"
+CONSTRAINT = "Footprint IK"
+NAMING = (  # (thigh, shin, foot, toe) per side, and the body bone; {p} is a Mixamo prefix such as 'mixamorig:'
+    {"L": ("{p}LeftUpLeg", "{p}LeftLeg", "{p}LeftFoot", "{p}LeftToeBase"),
+     "R": ("{p}RightUpLeg", "{p}RightLeg", "{p}RightFoot", "{p}RightToeBase"), "body": "{p}Hips"},
+    {"L": ("thigh.L", "shin.L", "foot.L", "toe.L"), "R": ("thigh.R", "shin.R", "foot.R", "toe.R"),
+     "body": None},
+)
+
+
+def find_legs(arm):
+    """(leg chains per side, body bone) from bone names, or MissingBonesError naming what was looked for."""
+    names = set(arm.bones.keys())
+    prefixes = {m.group(1) for n in names for m in [re.match(r"^(.*?)Hips$", n)] if m} | {""}
+    tried = []
+    for scheme in NAMING:
+        for p in sorted(prefixes):
+            legs = {side: tuple(n.format(p=p) for n in scheme[side]) for side in ("L", "R")}
+            wanted = [n for chain in legs.values() for n in chain]
+            if all(n in names for n in wanted):
+                thigh = arm.bones[legs["L"][0]]
+                body = scheme["body"].format(p=p) if scheme["body"] else (thigh.parent.name if thigh.parent else None)
+                if body is None or body not in names:
+                    raise MissingBonesError(f"armature has legs but no body bone above {thigh.name!r}")
+                return legs, body
+            tried.append(", ".join(n for n in wanted if n not in names))
+    raise MissingBonesError(f"no leg chains found; missing: {tried[0]}")
+
+
+def pole_angle(base, tip_head, pole):
+    """The IK pole angle that keeps the chain where it is at rest (the pole on the knee's side)."""
+    normal = (tip_head - base.head).cross(pole - base.head)
+    projected = normal.cross(base.y_axis)
+    angle = base.x_axis.angle(projected)
+    return -angle if base.x_axis.cross(projected).dot(base.y_axis) < 0 else angle
+
+
+def set_up(obj):
+    """Edit the armature: controls, poles and constraints. Returns the mapping it stored."""
+    import bpy
+
+    arm = obj.data
+    legs, body = find_legs(arm)
+    previous_mode = obj.mode
+    pole_angles = {}
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    try:
+        edit = arm.edit_bones
+        for side, (thigh, shin, foot, _toe) in legs.items():
+            thigh_b, shin_b, foot_b = edit[thigh], edit[shin], edit[foot]
+            control = edit.get(CONTROL.format(side=side)) or edit.new(CONTROL.format(side=side))
+            control.head, control.tail, control.roll = foot_b.head, foot_b.tail, foot_b.roll
+            control.parent, control.use_deform = None, False
+            knee = shin_b.head
+            leg_length = (thigh_b.head - foot_b.head).length
+            forward = Vector((foot_b.tail - foot_b.head).to_2d().to_3d()).normalized()
+            bend = (knee - (thigh_b.head + foot_b.head) / 2)
+            bend.z = 0.0
+            front = bend.normalized() if bend.length > 1e-4 else forward
+            pole = edit.get(POLE.format(side=side)) or edit.new(POLE.format(side=side))
+            pole.head = knee + front * 0.5 * leg_length
+            pole.tail = pole.head + Vector((0.0, 0.0, 0.1 * leg_length))
+            pole.parent, pole.use_deform = None, False
+            pole_angles[side] = pole_angle(thigh_b, foot_b.head, pole.head)
+    finally:
+        bpy.ops.object.mode_set(mode="POSE")
+    for side, (_thigh, shin, foot, _toe) in legs.items():
+        shin_p, foot_p = obj.pose.bones[shin], obj.pose.bones[foot]
+        ik = shin_p.constraints.get(CONSTRAINT) or shin_p.constraints.new("IK")
+        ik.name = CONSTRAINT
+        ik.target, ik.subtarget = obj, CONTROL.format(side=side)
+        ik.pole_target, ik.pole_subtarget = obj, POLE.format(side=side)
+        ik.pole_angle = pole_angles[side]
+        ik.chain_count = 2
+        rot = foot_p.constraints.get(CONSTRAINT) or foot_p.constraints.new("COPY_ROTATION")
+        rot.name = CONSTRAINT
+        rot.target, rot.subtarget = obj, CONTROL.format(side=side)
+        for name in (CONTROL.format(side=side), POLE.format(side=side)):
+            obj.pose.bones[name].rotation_mode = "QUATERNION"
+    obj.pose.bones[body].rotation_mode = "QUATERNION"
+    bpy.ops.object.mode_set(mode=previous_mode if previous_mode in {"OBJECT", "POSE"} else "OBJECT")
+    mapping = {
+        "name": "Leg IK set up by Footprint Locomotion",
+        "body": body,
+        "feet": {side: CONTROL.format(side=side) for side in legs},
+        "hips": {side: chain[0] for side, chain in legs.items()},
+        "ankles": {side: chain[2] for side, chain in legs.items()},
+        "balls": {side: chain[3] for side, chain in legs.items()},
+        "com_offset": [0.0, 0.0, 0.0],
+    }
+    arm[MAPPING_KEY] = json.dumps(mapping)
+    return mapping
+
+

@@ -181,3 +181,30 @@ def test_setup_leg_ik_refuses_an_armature_without_legs(addon, clean):
     with pytest.raises(RuntimeError, match="no leg chains found; missing: mixamorig|no leg chains found"):
         bpy.ops.footprint.setup_leg_ik(rig="Snake")
     assert snapshot() == before
+
+
+def pose_matrices(rig):
+    bpy.context.view_layer.update()
+    return {b.name: np.array(b.matrix) for b in rig.pose.bones}
+
+
+def test_preview_follows_the_solution_and_removes_cleanly(addon, rig_scene):
+    rest = pose_matrices(rig_scene)
+    objects, actions = set(bpy.data.objects.keys()), set(bpy.data.actions.keys())
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    assert rig_scene.animation_data is None or not rig_scene.animation_data.nla_tracks  # nothing baked
+    constrained = [b.name for b in rig_scene.pose.bones if any(c.name.startswith("Footprint Preview") for c in b.constraints)]
+    assert sorted(constrained) == ["foot_ik.L", "foot_ik.R", "torso"]
+    bake = bake_module(addon)
+    coll = bpy.context.scene.footprint.active_track
+    frames, motion = bake.solve_for_rig(bpy.context, coll, bake.bind(rig_scene))
+    points = evaluated_points(rig_scene, frames[::3], ["torso", "DEF-toe.L"])
+    assert np.linalg.norm(points[:, 0] - motion.com[::3], axis=1).max() < 0.01
+    on = motion.contact[::3, 0] & (motion.footprint[::3, 0] == 0)
+    assert np.linalg.norm(points[on, 1] - points[on, 1][0], axis=1).max() < 1e-3
+    assert bpy.ops.footprint.preview(rig="rig", remove=True) == {"FINISHED"}
+    bpy.context.scene.frame_set(1)
+    assert set(bpy.data.objects.keys()) == objects and set(bpy.data.actions.keys()) == actions
+    assert not any(c.name.startswith("Footprint Preview") for b in rig_scene.pose.bones for c in b.constraints)
+    after = pose_matrices(rig_scene)
+    assert all(np.allclose(after[name], rest[name], atol=1e-6) for name in rest)

@@ -3,7 +3,7 @@
 import bpy
 from bpy.props import StringProperty
 
-from .. import bake
+from .. import bake, preview
 from ..rigs import MissingBonesError, leg_ik
 from .common import USER_ERRORS, has_track, require_track
 
@@ -70,4 +70,42 @@ class FOOTPRINT_OT_setup_leg_ik(bpy.types.Operator):
         return {"FINISHED"}
 
 
-classes = (FOOTPRINT_OT_bake, FOOTPRINT_OT_setup_leg_ik)
+class FOOTPRINT_OT_preview(bpy.types.Operator):
+    """Preview the solved motion on a rig without baking: animated target empties the rig follows through
+    constraints the tool adds; Remove takes exactly those away again"""
+
+    bl_idname = "footprint.preview"
+    bl_label = "Preview on Rig"
+    bl_options = {"REGISTER", "UNDO"}
+
+    rig: StringProperty(name="Rig", description="Armature object; empty: the active object")
+    remove: bpy.props.BoolProperty(name="Remove", default=False, description="Remove the preview instead")
+
+    @classmethod
+    def poll(cls, context):
+        return has_track(context)
+
+    def execute(self, context):
+        coll = require_track(self, context)
+        if coll is None:
+            return {"CANCELLED"}
+        rig = bpy.data.objects.get(self.rig) if self.rig else context.active_object
+        if rig is None or rig.type != "ARMATURE":
+            self.report({"ERROR"}, f"{self.rig or 'The active object'} is not an armature")
+            return {"CANCELLED"}
+        if self.remove:
+            if not preview.remove(coll, rig):
+                self.report({"WARNING"}, f"No preview of {coll.name!r} on {rig.name}")
+                return {"CANCELLED"}
+            return {"FINISHED"}
+        try:
+            _coll, motion = preview.add(context, coll, rig)
+        except BAKE_ERRORS as exc:
+            self.report({"ERROR"}, f"{exc}: nothing added")
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Previewing {coll.name!r} on {rig.name}: non-physical force mean "
+                              f"{motion.report['non_physical_force']['mean']:.3f} body weight")
+        return {"FINISHED"}
+
+
+classes = (FOOTPRINT_OT_bake, FOOTPRINT_OT_setup_leg_ik, FOOTPRINT_OT_preview)

@@ -138,7 +138,7 @@ MENU_OPERATORS = (
     "footprint.track_new", "footprint.add_on_terrain", "footprint.add_at_cursor",
     "footprint.generate_along_curve", "footprint.conform", "footprint.retime", "footprint.mirror",
     "footprint.delete", "footprint.import_json", "footprint.export_json", "footprint.bake",
-    "footprint.setup_leg_ik",
+    "footprint.setup_leg_ik", "footprint.preview",
 )
 
 

@@ -1,0 +1,89 @@
+"""Non-destructive preview: animated target empties (the COM, the body control, one IK target per foot)
+and constraints that make the rig follow them. Removing the preview removes exactly what it added."""
+
+import bpy
+import numpy as np
+
+from ..solver.transforms import quaternion_from_matrix
+from . import animation, bake
+from .rigs import bind
+
+CONSTRAINT = "Footprint Preview"
+OWNER_KEY = "footprint_preview"  # on the preview collection, its empties and their actions: the track
+
+
+def preview_name(coll):
+    return f"{coll.name} preview"
+
+
+def _keyed_empty(name, coll, owner, frames, rotations, positions, size, parent=None):
+    empty = bpy.data.objects.new(name, None)
+    empty.empty_display_type = "ARROWS"
+    empty.empty_display_size = size
+    empty.rotation_mode = "QUATERNION"
+    empty[OWNER_KEY] = owner
+    coll.objects.link(empty)
+    if parent is not None:
+        empty.parent = parent
+    writer = animation.ChannelWriter(f"{name} motion", empty)
+    writer.action[OWNER_KEY] = owner
+    quaternions = quaternion_from_matrix(rotations)
+    for k in range(3):
+        writer.write("location", k, frames, positions[:, k])
+    for k in range(4):
+        writer.write("rotation_quaternion", k, frames, quaternions[:, k])
+    empty.animation_data_create().action = writer.action
+    if writer.slot is not None:
+        empty.animation_data.action_slot = writer.slot
+    return empty
+
+
+def add(context, track, rig):
+    """Solve the track for the rig, add the preview; replaces this track's earlier preview."""
+    binding = bind(rig)
+    frames, motion = bake.solve_for_rig(context, track, binding)
+    rest = bake.world_rest(binding)
+    targets = bake.bone_targets(binding, motion, rest)
+    remove(track, rig)
+    coll = bpy.data.collections.new(preview_name(track))
+    coll[OWNER_KEY] = track.name
+    context.scene.collection.children.link(coll)
+    size = 0.25 * binding.character().leg_length_nominal
+    body_rot, body_pos = targets[binding.body]
+    com = _keyed_empty(f"{track.name} COM", coll, track.name, frames, body_rot, motion.com, size)
+    # The body control hangs off the COM by its rest offset (zero for Rigify's torso).
+    local = np.einsum("nji,nj->ni", body_rot, body_pos - motion.com)
+    body = _keyed_empty(f"{track.name} body", coll, track.name, frames, np.tile(np.eye(3), (len(frames), 1, 1)), local, size,
+                        parent=com)
+    followers = {binding.body: body}
+    for foot, bone in binding.feet.items():
+        rot, pos = targets[bone]
+        followers[bone] = _keyed_empty(f"{track.name} IK {foot}", coll, track.name, frames, rot, pos, size)
+    for bone, empty in followers.items():
+        pose_bone = rig.pose.bones[bone]
+        for kind in ("COPY_LOCATION", "COPY_ROTATION"):
+            constraint = pose_bone.constraints.new(kind)
+            constraint.name = CONSTRAINT
+            constraint.target = empty
+    return coll, motion
+
+
+def remove(track, rig):
+    """Remove the track's preview: its constraints on the rig, its empties, their actions, its collection."""
+    removed = False
+    if rig is not None and rig.type == "ARMATURE":
+        for pose_bone in rig.pose.bones:
+            for constraint in list(pose_bone.constraints):
+                target = getattr(constraint, "target", None)
+                if constraint.name.startswith(CONSTRAINT) and target is not None and target.get(OWNER_KEY) == track.name:
+                    pose_bone.constraints.remove(constraint)
+                    removed = True
+    for obj in [o for o in bpy.data.objects if o.get(OWNER_KEY) == track.name]:
+        bpy.data.objects.remove(obj)
+        removed = True
+    for action in [a for a in bpy.data.actions if a.get(OWNER_KEY) == track.name and a.users == 0]:
+        bpy.data.actions.remove(action)
+    for coll in [c for c in bpy.data.collections if c.get(OWNER_KEY) == track.name]:
+        bpy.data.collections.remove(coll)
+        removed = True
+    return removed

@@ -8,7 +8,8 @@ where A turns the rig's rest facing onto the solver's +Y. Each is then expressed
 basis = rest^-1 rest_parent pose_parent^-1 pose, with the parent's current pose held.
 """
 
-import bpy
+import json
+
 import numpy as np
 
 from ..solver import biped
@@ -121,23 +122,27 @@ def local_transforms(rig, name, world_rot, world_pos):
     return basis[:, :3, 3], quaternion_from_matrix(basis[:, :3, :3])
 
 
-def bake(context, coll, rig):
+def bake(context, coll, rig, progress=None):
     """Solve the track for the rig and write it as a new action in an NLA strip; replaces this track's
     earlier bake on this rig only. Returns (strip, motion). Raises MissingBonesError / FootprintError before
-    anything is written."""
+    anything is written. progress(fraction) is called as the work advances."""
+    progress = progress or (lambda _fraction: None)
     binding = bind(rig)
     for name in [binding.body, *binding.feet.values()]:
         if rig.pose.bones[name].rotation_mode != "QUATERNION":
             raise BakeError(f"bone {name!r} of {rig.name!r} must use quaternion rotation to be baked")
     frames, motion = solve_for_rig(context, coll, binding)
+    progress(0.5)
     rest = world_rest(binding)
     targets = bone_targets(binding, motion, rest)
     channels = {name: local_transforms(rig, name, *target) for name, target in targets.items()}
+    progress(0.7)
     # Everything is computed: now write the new action and swap it for this track's previous bake.
     writer = animation.ChannelWriter(f"{coll.name} ({rig.name})", rig)
     writer.action[TRACK_KEY] = coll.name
     writer.action[RIG_KEY] = rig.name
-    for name, (location, quaternion) in channels.items():
+    for done, (name, (location, quaternion)) in enumerate(channels.items()):
+        progress(0.7 + 0.3 * done / len(channels))
         base = f'pose.bones["{name}"]'
         for k in range(3):
             writer.write(f"{base}.location", k, frames, location[:, k], group=name)
@@ -150,4 +155,12 @@ def bake(context, coll, rig):
 
     _track, strip = animation.replace_strip(rig, writer, f"Footprints: {coll.name}", coll.name, frames[0],
                                             context.view_layer, earlier_bake)
+    remember(coll, rig, motion)
+    progress(1.0)
     return strip, motion
+
+
+def remember(coll, rig, motion):
+    """Keep the rig and the quality report on the track, for the panel."""
+    coll.footprint_track.rig = rig
+    coll.footprint_track.last_report = json.dumps(motion.report)

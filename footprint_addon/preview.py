@@ -65,6 +65,7 @@ def add(context, track, rig):
             constraint = pose_bone.constraints.new(kind)
             constraint.name = CONSTRAINT
             constraint.target = empty
+    bake.remember(track, rig, motion)
     return coll, motion
 
 

@@ -65,6 +65,10 @@ def _is_mesh(_self, obj):
     return obj.type == "MESH"
 
 
+def _is_armature(_self, obj):
+    return obj.type == "ARMATURE"
+
+
 def _is_track(_self, coll):
     return coll.footprint_track.is_track
 
@@ -80,6 +84,10 @@ class TrackProperties(bpy.types.PropertyGroup):
     terrain: PointerProperty(name="Terrain", type=bpy.types.Object, poll=_is_mesh,
                              description="Mesh the footprints rest on")
     gait: EnumProperty(name="Gait", items=GAIT_ITEMS, default="walk")
+    rig: PointerProperty(name="Rig", type=bpy.types.Object, poll=_is_armature,
+                         description="Armature the track is previewed on and baked onto")
+    last_report: StringProperty(name="Quality Report", options={"HIDDEN"},
+                                description="The quality report of the last bake or preview (JSON)")
 
 
 class SceneProperties(bpy.types.PropertyGroup):

@@ -74,6 +74,11 @@ def test_bake_keeps_stance_feet_still_and_body_on_the_com_path(addon, rig_scene)
     strip = anim.nla_tracks[0].strips[0]
     assert strip.name == "fig1" and strip.action.get("footprint_track") == "fig1"
     assert motion.report["non_physical_force"]["mean"] <= 0.05
+    settings = bpy.context.scene.footprint.active_track.footprint_track
+    assert settings.rig == rig_scene and json.loads(settings.last_report) == json.loads(json.dumps(motion.report))
+    panels = sys.modules[f"{addon}.footprint_addon.ui.panels"]
+    lines = panels.report_lines(settings.last_report)
+    assert lines[0].startswith("Non-physical force: mean") and any("Stance slip" in line for line in lines)
 
 
 def test_bake_on_a_moved_rotated_scaled_rig_facing_plus_y(addon, rig_scene):

@@ -10,6 +10,15 @@ from .common import USER_ERRORS, has_track, require_track
 BAKE_ERRORS = USER_ERRORS + (MissingBonesError, bake.BakeError)
 
 
+def chosen_rig(op, context, coll):
+    """The armature named by the operator, else the track's rig, else the active object."""
+    rig = bpy.data.objects.get(op.rig) if op.rig else (coll.footprint_track.rig or context.active_object)
+    if rig is None or rig.type != "ARMATURE":
+        op.report({"ERROR"}, f"{op.rig or 'The active object'} is not an armature: pick the track's rig")
+        return None
+    return rig
+
+
 class FOOTPRINT_OT_bake(bpy.types.Operator):
     """Solve the active footprint track for an armature and bake it into an NLA strip named after the track"""
 
@@ -17,7 +26,7 @@ class FOOTPRINT_OT_bake(bpy.types.Operator):
     bl_label = "Bake Footprints to Rig"
     bl_options = {"REGISTER", "UNDO"}
 
-    rig: StringProperty(name="Rig", description="Armature object; empty: the active object")
+    rig: StringProperty(name="Rig", description="Armature object; empty: the track's rig, or the active object")
 
     @classmethod
     def poll(cls, context):
@@ -27,15 +36,18 @@ class FOOTPRINT_OT_bake(bpy.types.Operator):
         coll = require_track(self, context)
         if coll is None:
             return {"CANCELLED"}
-        rig = bpy.data.objects.get(self.rig) if self.rig else context.active_object
-        if rig is None or rig.type != "ARMATURE":
-            self.report({"ERROR"}, f"{self.rig or 'The active object'} is not an armature")
+        rig = chosen_rig(self, context, coll)
+        if rig is None:
             return {"CANCELLED"}
+        wm = context.window_manager
+        wm.progress_begin(0, 100)
         try:
-            strip, motion = bake.bake(context, coll, rig)
+            strip, motion = bake.bake(context, coll, rig, lambda fraction: wm.progress_update(int(100 * fraction)))
         except BAKE_ERRORS as exc:
             self.report({"ERROR"}, f"{exc}: nothing baked")
             return {"CANCELLED"}
+        finally:
+            wm.progress_end()
         report = motion.report
         self.report({"INFO"}, f"Baked {coll.name!r} onto {rig.name} (strip {strip.name!r}, frames "
                               f"{strip.frame_start:.0f}-{strip.frame_end:.0f}); non-physical force mean "
@@ -89,9 +101,8 @@ class FOOTPRINT_OT_preview(bpy.types.Operator):
         coll = require_track(self, context)
         if coll is None:
             return {"CANCELLED"}
-        rig = bpy.data.objects.get(self.rig) if self.rig else context.active_object
-        if rig is None or rig.type != "ARMATURE":
-            self.report({"ERROR"}, f"{self.rig or 'The active object'} is not an armature")
+        rig = chosen_rig(self, context, coll)
+        if rig is None:
             return {"CANCELLED"}
         if self.remove:
             if not preview.remove(coll, rig):

@@ -1,5 +1,7 @@
 """The "Footprints" tab of the 3D View sidebar."""
 
+import json
+
 import bpy
 
 from ...solver.errors import FootprintError
@@ -63,6 +65,42 @@ class FOOTPRINT_PT_edit(_FootprintsPanel, bpy.types.Panel):
         row = self.layout.row(align=True)
         row.operator("footprint.import_json", text="Import", icon="IMPORT")
         row.operator("footprint.export_json", text="Export", icon="EXPORT")
+
+
+class FOOTPRINT_PT_rig(_FootprintsPanel, bpy.types.Panel):
+    bl_label = "Rig"
+    bl_parent_id = "FOOTPRINT_PT_track"
+
+    def draw(self, context):
+        layout = self.layout
+        coll = scene_io.active_track(context)
+        if coll is None:
+            return
+        settings = coll.footprint_track
+        layout.prop(settings, "rig")
+        row = layout.row(align=True)
+        row.operator("footprint.preview", icon="HIDE_OFF")
+        row.operator("footprint.preview", text="", icon="X").remove = True
+        layout.operator("footprint.bake", icon="NLA_PUSHDOWN")
+        layout.operator("footprint.setup_leg_ik", icon="CON_KINEMATIC")
+        for line in report_lines(settings.last_report):
+            layout.label(text=line)
+
+
+def report_lines(text):
+    """A few readable lines from a quality report (JSON), for the panel."""
+    if not text:
+        return []
+    report = json.loads(text)
+    force = report["non_physical_force"]
+    lines = [f"Non-physical force: mean {force['mean']:.1%}, peak {force['peak']:.1%} of weight"]
+    for foot, leg in report["leg_length"].items():
+        if leg["max"] is not None:
+            lines.append(f"Leg {foot}: {leg['min']:.3f} to {leg['max']:.3f} m (max {leg['max_allowed']:.3f})")
+    lines.append(f"Stance slip: {report['stance_slip'] * 1000:.2f} mm")
+    if report["flight"]["samples"]:
+        lines.append(f"Flight: vertical acceleration within {report['flight']['vertical_acceleration_error']:.1%} of g")
+    return lines
 
 
 class FOOTPRINT_PT_footprint(_FootprintsPanel, bpy.types.Panel):
@@ -146,6 +184,6 @@ def draw_object_menu(self, context):
     self.layout.menu(FOOTPRINT_MT_tools.bl_idname)
 
 
-classes = (FOOTPRINT_PT_track, FOOTPRINT_PT_place, FOOTPRINT_PT_edit, FOOTPRINT_PT_footprint, FOOTPRINT_PT_timing,
-           FOOTPRINT_MT_tools)
+classes = (FOOTPRINT_PT_track, FOOTPRINT_PT_place, FOOTPRINT_PT_edit, FOOTPRINT_PT_rig, FOOTPRINT_PT_footprint,
+           FOOTPRINT_PT_timing, FOOTPRINT_MT_tools)
 MENU_HOOKS = ((bpy.types.VIEW3D_MT_object, draw_object_menu),)

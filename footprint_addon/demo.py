@@ -1,6 +1,7 @@
-"""The demo scene: terrain with a slope and a flight of stairs, a path, a footprint track conformed to it.
-
-Built through the add-on's own operators, saved as a .blend and rendered headless with Workbench.
+"""The demo: terrain with a slope and a flight of stairs; a Rigify human generated from Blender's metarig;
+one footprint track that plays vdP97's Fig. 1, walks up the slope, climbs the stairs and breaks into a run;
+solved, baked into an NLA strip, saved as a .blend and rendered headless (Workbench) as a contact sheet
+of the character at several frames with its footprints and COM path.
 """
 
 import math
@@ -9,7 +10,10 @@ import os
 import bpy
 import numpy as np
 
+from ..solver.character import preset
 from ..solver.drawing import outlines_in_world
+from ..solver.examples import fig1_track
+from ..solver.placement import append_step
 from . import scene_io
 
 SLOPE_DEGREES = 15.0
@@ -24,7 +28,7 @@ def terrain_profile():
     Each stair riser appears twice at the same y, so the mesh has truly vertical risers and flat treads.
     """
     top = 4.0 * math.tan(math.radians(SLOPE_DEGREES))
-    ys, zs = [-3.0, 3.0, 7.0, 9.0], [0.0, 0.0, top, top]
+    ys, zs = [-9.0, 3.0, 7.0, 9.0], [0.0, 0.0, top, top]
     z = top
     y = 9.0
     for _ in range(STAIR_RISERS):
@@ -62,19 +66,23 @@ def build_terrain(name="Terrain", half_width=4.0, slope_rows=16, columns=24):
     return obj
 
 
-def build_path(name="Path"):
-    """A Bezier path that walks up the slope, bends across the landing and climbs the stairs."""
-    curve = bpy.data.curves.new(name, "CURVE")
-    curve.dimensions = "3D"
-    spline = curve.splines.new("BEZIER")
-    points = [(0.0, -1.5, 0.0), (0.6, 5.0, 0.5), (-0.4, 9.5, 1.1), (0.0, 14.5, 2.1)]
-    spline.bezier_points.add(len(points) - 1)
-    for bp, co in zip(spline.bezier_points, points):
-        bp.co = co
-        bp.handle_left_type = bp.handle_right_type = "AUTO"
-    obj = bpy.data.objects.new(name, curve)
-    bpy.context.scene.collection.objects.link(obj)
-    return obj
+def story_track():
+    """Fig. 1 on the flat, then a walk up the slope and onto the landing, one footprint per stair tread,
+    and a run along the top: one track, timing filled in by the solver's placement rules (vdP97 §4.1)."""
+    human = preset("human")
+    track = fig1_track()
+    track = track.replace(positions=track.positions + [0.0, -7.0, 0.0])
+
+    def add(ys, gait):
+        nonlocal track
+        for y in ys:
+            x = -0.1 if str(track.feet[-1]) == "R" else 0.1  # the left foot steps on the left (-X)
+            track = append_step(track, (x, y, 0.0), human, gait)
+
+    add(np.arange(-2.0, 8.71, 0.6), "walk")
+    add(9.0 + STAIR_TREAD * (np.arange(STAIR_RISERS) + 0.5), "walk")
+    add(np.arange(11.6, 17.0, 1.25), "run")
+    return track
 
 
 def footprint_render_mesh(coll, name="Footprint shapes"):
@@ -99,15 +107,71 @@ def footprint_render_mesh(coll, name="Footprint shapes"):
     return obj
 
 
-def setup_render(scene, target, resolution=(1280, 720)):
-    cam_data = bpy.data.cameras.new("Camera")
-    cam = bpy.data.objects.new("Camera", cam_data)
+BODY_BONES = {  # deform bone -> radius of the capsule drawn along it (a stand-in for a character mesh)
+    "DEF-spine": 0.13, "DEF-spine.001": 0.14, "DEF-spine.002": 0.15, "DEF-spine.003": 0.15,
+    "DEF-spine.004": 0.05, "DEF-spine.005": 0.05, "DEF-spine.006": 0.1,
+}
+for _side in ("L", "R"):
+    BODY_BONES.update({f"DEF-thigh.{_side}": 0.075, f"DEF-thigh.{_side}.001": 0.065, f"DEF-shin.{_side}": 0.055,
+                       f"DEF-shin.{_side}.001": 0.045, f"DEF-foot.{_side}": 0.04, f"DEF-toe.{_side}": 0.03,
+                       f"DEF-upper_arm.{_side}": 0.045, f"DEF-upper_arm.{_side}.001": 0.042,
+                       f"DEF-forearm.{_side}": 0.038, f"DEF-forearm.{_side}.001": 0.034, f"DEF-hand.{_side}": 0.035})
+
+
+def generate_rigify_human():
+    import addon_utils
+
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.object.armature_human_metarig_add()
+    metarig = bpy.context.active_object
+    bpy.ops.pose.rigify_generate()
+    rig = bpy.context.active_object
+    metarig.hide_render = metarig.hide_viewport = True
+    return rig
+
+
+def body_capsules(rig, material):
+    """Tapered tubes parented to the deform bones, so Workbench has a body to draw."""
+    ring = np.linspace(0.0, 2.0 * np.pi, 10, endpoint=False)
+    for name, radius in BODY_BONES.items():
+        bone = rig.data.bones.get(name)
+        if bone is None:
+            continue
+        length = bone.length
+        rows = [(0.0, radius), (0.5 * length, radius), (length, 0.85 * radius)]
+        verts = [(r * np.cos(a), y, r * np.sin(a)) for y, r in rows for a in ring]
+        n = len(ring)
+        faces = [(k * n + i, k * n + (i + 1) % n, (k + 1) * n + (i + 1) % n, (k + 1) * n + i)
+                 for k in range(len(rows) - 1) for i in range(n)]
+        faces += [tuple(range(n))[::-1], tuple(range((len(rows) - 1) * n, len(rows) * n))]
+        mesh = bpy.data.meshes.new(f"Body {name}")
+        mesh.from_pydata(verts, [], faces)
+        mesh.materials.append(material)
+        obj = bpy.data.objects.new(f"Body {name}", mesh)
+        bpy.context.scene.collection.objects.link(obj)
+        obj.parent, obj.parent_type, obj.parent_bone = rig, "BONE", name
+        obj.matrix_world = rig.matrix_world @ bone.matrix_local
+
+
+def com_path_curve(points, name="COM path"):
+    curve = bpy.data.curves.new(name, "CURVE")
+    curve.dimensions = "3D"
+    curve.bevel_depth = 0.015
+    spline = curve.splines.new("POLY")
+    spline.points.add(len(points) - 1)
+    spline.points.foreach_set("co", np.column_stack([points, np.ones(len(points))]).ravel())
+    material = bpy.data.materials.new("COM path")
+    material.diffuse_color = (0.15, 0.45, 0.95, 1.0)
+    curve.materials.append(material)
+    obj = bpy.data.objects.new(name, curve)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def setup_render(scene, resolution):
+    cam = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
     scene.collection.objects.link(cam)
-    cam.location = (10.5, -3.5, 7.5)
-    direction = np.array(target) - np.array(cam.location)
-    cam.rotation_euler = (math.atan2(math.hypot(direction[0], direction[1]), -direction[2]), 0.0,
-                          math.atan2(direction[1], direction[0]) - math.pi / 2)
-    cam_data.lens = 32
+    cam.data.lens = 35
     scene.camera = cam
     scene.render.engine = "BLENDER_WORKBENCH"
     scene.display.shading.light = "STUDIO"
@@ -117,36 +181,76 @@ def setup_render(scene, target, resolution=(1280, 720)):
     scene.render.resolution_x, scene.render.resolution_y = resolution
     scene.render.resolution_percentage = 100
     scene.render.image_settings.file_format = "PNG"
+    return cam
+
+
+def aim(cam, eye, target):
+    cam.location = eye
+    d = np.asarray(target, dtype=float) - np.asarray(eye, dtype=float)
+    cam.rotation_euler = (math.atan2(math.hypot(d[0], d[1]), -d[2]), 0.0, math.atan2(d[1], d[0]) - math.pi / 2)
+
+
+def contact_sheet(scene, cam, frames, targets, path, columns=4, cell=(480, 270)):
+    """Render one Workbench frame per (frame, target) from a following side camera; tile them into a PNG."""
+    rows = -(-len(frames) // columns)
+    sheet = np.zeros((rows * cell[1], columns * cell[0], 4), dtype=np.float32)
+    tmp = path + ".cell.png"
+    for i, (frame, target) in enumerate(zip(frames, targets)):
+        scene.frame_set(int(frame))
+        aim(cam, np.asarray(target) + [5.5, -2.5, 1.6], np.asarray(target) + [0.0, 0.4, -0.2])
+        scene.render.filepath = tmp
+        bpy.ops.render.render(write_still=True)
+        image = bpy.data.images.load(tmp)
+        pixels = np.array(image.pixels[:], dtype=np.float32).reshape(cell[1], cell[0], 4)
+        bpy.data.images.remove(image)
+        r, c = divmod(i, columns)
+        sheet[(rows - 1 - r) * cell[1]:(rows - r) * cell[1], c * cell[0]:(c + 1) * cell[0]] = pixels
+    os.unlink(tmp)
+    out = bpy.data.images.new("Contact sheet", columns * cell[0], rows * cell[1], alpha=True)
+    out.pixels.foreach_set(sheet.ravel())
+    out.filepath_raw = path
+    out.file_format = "PNG"
+    out.save()
+    bpy.data.images.remove(out)
 
 
 def clear_file():
-    for collection in (bpy.data.objects, bpy.data.meshes, bpy.data.curves, bpy.data.cameras,
-                       bpy.data.lights, bpy.data.materials):
+    for collection in (bpy.data.objects, bpy.data.meshes, bpy.data.curves, bpy.data.cameras, bpy.data.armatures,
+                       bpy.data.lights, bpy.data.materials, bpy.data.actions):
         for block in list(collection):
             collection.remove(block)
     for coll in list(bpy.data.collections):
         bpy.data.collections.remove(coll)
 
 
-def run(output_dir="out", render=True):
-    """Build the demo scene, save output_dir/demo.blend and render output_dir/demo.png; return the paths."""
+def run(output_dir="out", render=True, sheet_frames=8):
+    """Build, solve and bake the demo; save output_dir/demo.blend and render output_dir/demo.png (a contact
+    sheet); return the paths."""
     os.makedirs(output_dir, exist_ok=True)
     clear_file()
     scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base, scene.frame_start = 30, 1.0, 1
     terrain = build_terrain()
-    path = build_path()
-    result = bpy.ops.footprint.generate_along_curve(
-        curve=path.name, terrain=terrain.name, step_length=0.62, step_width=0.22, gait="walk",
-    )
-    if result != {"FINISHED"}:
-        raise RuntimeError("generating the demo track failed")
-    coll = scene_io.active_track(bpy.context)
+    coll = scene_io.new_track(bpy.context, "Story", terrain=terrain)
+    scene_io.write_track(coll, story_track())
+    if bpy.ops.footprint.conform() != {"FINISHED"}:
+        raise RuntimeError("conforming the demo track to the terrain failed")
+    rig = generate_rigify_human()
+    skin = bpy.data.materials.new("Body")
+    skin.diffuse_color = (0.85, 0.75, 0.62, 1.0)
+    body_capsules(rig, skin)
+    from . import bake
+
+    strip, motion = bake.bake(bpy.context, coll, rig)
+    scene.frame_end = int(strip.frame_end)
+    com_path_curve(motion.com)
     footprint_render_mesh(coll)
-    setup_render(scene, target=(0.0, 6.5, 0.8))
     blend_path = os.path.abspath(os.path.join(output_dir, "demo.blend"))
     png_path = os.path.abspath(os.path.join(output_dir, "demo.png"))
+    cam = setup_render(scene, (480, 270))
+    frames = np.linspace(strip.frame_start, strip.frame_end, sheet_frames).round().astype(int)
     bpy.ops.wm.save_as_mainfile(filepath=blend_path, check_existing=False)
     if render:
-        scene.render.filepath = png_path
-        bpy.ops.render.render(write_still=True)
+        index = np.clip(frames - int(strip.frame_start), 0, len(motion.com) - 1)
+        contact_sheet(scene, cam, frames, motion.com[index], png_path)
     return blend_path, png_path if render else None

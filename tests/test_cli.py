@@ -32,20 +32,31 @@ def test_demo_saves_blend_and_renders_png(tmp_path, clean):
     blend, png = tmp_path / "demo.blend", tmp_path / "demo.png"
     assert blend.stat().st_size > 0 and png.stat().st_size > 0
     image = bpy.data.images.load(str(png))
-    assert tuple(image.size) == (1280, 720)
-    pixels = np.array(image.pixels[:]).reshape(720, 1280, 4)
-    assert pixels[..., :3].std() > 0.05  # a picture, not a blank frame
+    width, height = image.size
+    assert (width, height) == (4 * 480, 2 * 270)  # a contact sheet of eight frames
+    pixels = np.array(image.pixels[:]).reshape(height, width, 4)
+    for row in range(2):
+        for col in range(4):
+            cell = pixels[row * 270:(row + 1) * 270, col * 480:(col + 1) * 480, :3]
+            assert cell.std() > 0.05  # every frame is a picture, not a blank
     bpy.data.images.remove(image)
     bpy.ops.wm.open_mainfile(filepath=str(blend))
     track = bpy.context.scene.footprint.active_track
     objs = footprint_objects(track)
-    assert len(objs) > 20
-    assert [o.footprint.foot for o in objs[:4]] == ["L", "R", "L", "R"]
+    assert len(objs) > 40
+    feet = [o.footprint.foot for o in objs]
+    assert all(a != b for a, b in zip(feet, feet[1:]))
     heights = [o.location.z for o in objs]
     assert max(heights) - min(heights) > 1.5  # up the slope and the stairs
     for obj in objs:
         location, _normal = raycast_down(obj.location.x, obj.location.y, only=track.footprint_track.terrain)
         assert abs(location[2] - obj.location.z) < 1e-3, obj.name
+    # The Fig. 1 hop, the stairs and the run: flights exist, and the character was baked into an NLA strip.
+    assert any(a.footprint.liftoff < b.footprint.contact for a, b in zip(objs, objs[1:]))
+    rig = bpy.data.objects["rig"]
+    assert [t.name for t in rig.animation_data.nla_tracks] == ["Footprints: Story"]
+    report = json.loads(track.footprint_track.last_report)
+    assert report["non_physical_force"]["mean"] < 0.05 and report["stance_slip"] < 1e-6
 
 
 @needs_module_install

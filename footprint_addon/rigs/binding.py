@@ -25,7 +25,9 @@ RIGIFY = {
     "hips": {"L": "ORG-thigh.L", "R": "ORG-thigh.R"},
     "ankles": {"L": "ORG-foot.L", "R": "ORG-foot.R"},
     "balls": {"L": "ORG-toe.L", "R": "ORG-toe.R"},
-    "switches": {"thigh_parent.L": {"IK_FK": 0.0}, "thigh_parent.R": {"IK_FK": 0.0}},
+    # Legs on IK (0); arms on FK (1), so they ride with the torso instead of reaching for IK hands at rest.
+    "switches": {"thigh_parent.L": {"IK_FK": 0.0}, "thigh_parent.R": {"IK_FK": 0.0},
+                 "upper_arm_parent.L": {"IK_FK": 1.0}, "upper_arm_parent.R": {"IK_FK": 1.0}},
 }
 # Auto-Rig Pro's controller names (IK foot controllers switched to IK, FK controllers for proportions).
 AUTO_RIG_PRO = {

@@ -12,6 +12,7 @@ import numpy as np
 
 from footprint_locomotion.solver import footpath, timing
 from footprint_locomotion.solver.character import preset
+from footprint_locomotion.solver.examples import fig1_track
 from footprint_locomotion.solver.track import dumps, make_track, track_to_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -35,23 +36,6 @@ def along(points, step, width, gait="walk", character=HUMAN, start_foot="L", sta
     return make_track(feet, pos, head, contact, liftoff, character=character.name)
 
 
-def fig1():
-    """vdP97 Fig. 1: two small steps, a hop (3 to 4), two small steps, standing on both feet (6 and 7),
-    a last small step; lengthened with small steps to the 12 footprints of the paper's timing claim."""
-    w = 0.1
-    rows = [  # foot, x, y, contact, liftoff
-        ("L", -w, 0.00, 0.00, 0.62), ("R", w, 0.40, 0.50, 1.12), ("L", -w, 0.80, 1.00, 1.40),
-        ("R", w, 1.75, 1.62, 2.20),  # the hop: L lifts at 1.40, R lands at 1.62
-        ("L", -w, 2.15, 2.08, 2.70), ("R", w, 2.55, 2.58, 4.45),
-        ("L", -w, 2.60, 3.08, 4.95),  # lands beside R: both feet stand from 3.08 to 4.45
-        ("R", w, 2.95, 4.50, 5.12), ("L", -w, 3.35, 5.00, 5.62), ("R", w, 3.75, 5.50, 6.12),
-        ("L", -w, 4.15, 6.00, 6.62), ("R", w, 4.35, 6.50, 7.40),
-    ]
-    feet, x, y, c, l = zip(*rows)
-    pos = np.stack([x, y, np.zeros(len(x))], axis=1)
-    return make_track(feet, pos, np.zeros(len(x)), c, l)
-
-
 def heightfield(fn, x0, x1, y0, y1, spacing):
     xs = np.arange(x0, x1 + 1e-9, spacing)
     ys = np.arange(y0, y1 + 1e-9, spacing)
@@ -67,7 +51,7 @@ def stairs_height(x, y):
 
 
 def main():
-    save("fig1", fig1(), note="vdP97 Fig. 1 sequence, lengthened to 12 footprints")
+    save("fig1", fig1_track(), note="vdP97 Fig. 1 sequence, lengthened to 12 footprints")
     save("straight_walk", along([(0, 0, 0), (0, 6, 0)], 0.7, 0.2))
     arc = [(3 - 3 * math.cos(a), 3 * math.sin(a), 0.0) for a in np.linspace(0, math.pi / 2, 60)]
     save("turn90", along([(0, -1.4, 0), (0, 0, 0)] + arc[1:], 0.6, 0.2), note="a 90 degree walking turn")

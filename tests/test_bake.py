@@ -132,8 +132,8 @@ def test_missing_bones_are_listed_and_nothing_is_written(addon, rig_scene):
     assert rig_scene.animation_data is None or len(rig_scene.animation_data.nla_tracks) == 0
 
 
-def mixamo_armature(prefix="mixamorig:"):
-    """A plain Mixamo-named armature (no IK), facing -Y like an imported Mixamo character."""
+def mixamo_armature(prefix="mixamorig:", facing=-1.0):
+    """A plain Mixamo-named armature (no IK), facing -Y like an imported Mixamo character (facing=-1) or +Y."""
     arm = bpy.data.armatures.new("Mixamo")
     obj = bpy.data.objects.new("Mixamo", arm)
     bpy.context.scene.collection.objects.link(obj)
@@ -148,19 +148,21 @@ def mixamo_armature(prefix="mixamorig:"):
             b.parent = eb[prefix + parent]
         return b
 
+    f = -facing  # Mixamo's left is +X when it faces -Y
     bone("Hips", (0, 0, 1.0), (0, 0, 1.1))
     bone("Spine", (0, 0, 1.1), (0, 0, 1.5), "Hips")
-    for side, x in (("Left", 0.1), ("Right", -0.1)):
-        bone(f"{side}UpLeg", (x, 0, 0.95), (x, -0.02, 0.52), "Hips")
-        bone(f"{side}Leg", (x, -0.02, 0.52), (x, 0, 0.09), f"{side}UpLeg").use_connect = True
-        bone(f"{side}Foot", (x, 0, 0.09), (x, -0.12, 0.02), f"{side}Leg").use_connect = True
-        bone(f"{side}ToeBase", (x, -0.12, 0.02), (x, -0.2, 0.02), f"{side}Foot").use_connect = True
+    for side, x in (("Left", 0.1 * f), ("Right", -0.1 * f)):
+        bone(f"{side}UpLeg", (x, 0, 0.95), (x, 0.02 * facing, 0.52), "Hips")
+        bone(f"{side}Leg", (x, 0.02 * facing, 0.52), (x, 0, 0.09), f"{side}UpLeg").use_connect = True
+        bone(f"{side}Foot", (x, 0, 0.09), (x, 0.12 * facing, 0.02), f"{side}Leg").use_connect = True
+        bone(f"{side}ToeBase", (x, 0.12 * facing, 0.02), (x, 0.2 * facing, 0.02), f"{side}Foot").use_connect = True
     bpy.ops.object.mode_set(mode="OBJECT")
     return obj
 
 
-def test_mixamo_rig_needs_leg_ik_then_bakes(addon, clean):
-    rig = mixamo_armature()
+@pytest.mark.parametrize("facing", [-1.0, 1.0])
+def test_mixamo_rig_needs_leg_ik_then_bakes(addon, clean, facing):
+    rig = mixamo_armature(facing=facing)
     assert bpy.ops.footprint.import_json(filepath=FIG1) == {"FINISHED"}
     with pytest.raises(RuntimeError, match="Mixamo rig without foot IK controls"):
         bpy.ops.footprint.bake(rig=rig.name)
@@ -213,3 +215,35 @@ def test_preview_follows_the_solution_and_removes_cleanly(addon, rig_scene):
     assert not any(c.name.startswith("Footprint Preview") for b in rig_scene.pose.bones for c in b.constraints)
     after = pose_matrices(rig_scene)
     assert all(np.allclose(after[name], rest[name], atol=1e-6) for name in rest)
+
+
+def test_auto_rig_pro_names_are_recognised(addon, clean):
+    arm = bpy.data.armatures.new("ARP")
+    obj = bpy.data.objects.new("ARP", arm)
+    bpy.context.scene.collection.objects.link(obj)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    for name in ("c_root_master.x", "c_foot_ik.l", "c_foot_ik.r", "c_thigh_fk.l", "c_thigh_fk.r"):
+        bone = arm.edit_bones.new(name)
+        bone.head, bone.tail = (0, 0, 1), (0, 0.1, 1)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    binding = sys.modules[f"{addon}.footprint_addon.rigs.binding"]
+    with pytest.raises(binding.MissingBonesError, match=r"\(Auto-Rig Pro\) is missing bones: c_foot_fk.l, c_foot_fk.r"):
+        binding.bind(obj)
+
+
+def test_com_offset_set_by_hand_moves_the_body_control(addon, rig_scene):
+    binding = sys.modules[f"{addon}.footprint_addon.rigs.binding"]
+    mapping = dict(binding.RIGIFY, com_offset=[0.0, 0.0, 0.08])  # the COM 8 cm above the torso control
+    rig_scene.data[binding.MAPPING_KEY] = json.dumps(mapping)
+    coll = bpy.context.scene.footprint.active_track
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    bake = bake_module(addon)
+    frames, motion = bake.solve_for_rig(bpy.context, coll, bake.bind(rig_scene))
+    points = evaluated_points(rig_scene, frames[::5], ["torso"])[:, 0]
+    rot = np.stack([np.array(m) for m in bake_module(addon).bone_targets(
+        bake.bind(rig_scene), motion, bake.world_rest(bake.bind(rig_scene)))["torso"][0][::5]])
+    expected = motion.com[::5] - (rot @ np.linalg.inv(np.array(rig_scene.data.bones["torso"].matrix_local)[:3, :3])
+                                  @ np.array([0.0, 0.0, 0.08]))
+    assert np.linalg.norm(points - expected, axis=1).max() < 0.01
+    assert np.linalg.norm(points - motion.com[::5], axis=1).min() > 0.07

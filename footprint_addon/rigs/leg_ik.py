@@ -1,5 +1,5 @@
 """'Set up Leg IK' for plain armatures (Mixamo-named or with plain thigh/shin/foot/toe bones): adds one
-IK control per foot and a knee pole, IK constraints on the shins, and stores the resulting mapping on the
+IK control per foot and a knee pole, IK constraints on the shins (the pole rides with its foot control), and stores the resulting mapping on the
 armature so the bake finds it."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def pole_angle(base, tip_head, pole):
     normal = (tip_head - base.head).cross(pole - base.head)
     projected = normal.cross(base.y_axis)
     angle = base.x_axis.angle(projected)
-    return -angle if base.x_axis.cross(projected).dot(base.y_axis) < 0 else angle
+    return -angle if base.x_axis.cross(projected).dot(base.y_axis) > 0 else angle
 
 
 def set_up(obj):
@@ -75,7 +75,7 @@ def set_up(obj):
             pole = edit.get(POLE.format(side=side)) or edit.new(POLE.format(side=side))
             pole.head = knee + front * 0.5 * leg_length
             pole.tail = pole.head + Vector((0.0, 0.0, 0.1 * leg_length))
-            pole.parent, pole.use_deform = None, False
+            pole.parent, pole.use_deform = control, False  # the knee points where the foot goes
             pole_angles[side] = pole_angle(thigh_b, foot_b.head, pole.head)
     finally:
         bpy.ops.object.mode_set(mode="POSE")

@@ -41,6 +41,22 @@ def _solve(args):
     return 0
 
 
+def _running(args):
+    from ..solver import running
+    from ..solver.track import dumps, track_to_json
+
+    params = running.natural(args.speed_kmh, args.level, args.body_height)
+    if args.step_frequency is not None:
+        params = running.change(params, "step_frequency", args.step_frequency, locked=("velocity",))
+    track = running.running_track(params, args.steps, start_standing=args.start_standing,
+                                  stop_standing=args.stop_standing)
+    write_atomically(args.output, dumps(track_to_json(track)))
+    print(f"running: {running.kmh(params.velocity):.1f} km/h, step length {params.step_length:.3f} m, "
+          f"{params.step_frequency:.1f} steps/min, flight {params.flight_time:.3f} s; "
+          f"{len(track)} footprints -> {args.output}")
+    return 0
+
+
 def _bake(args):
     from . import headless
 
@@ -91,6 +107,16 @@ def parser():
     solve.add_argument("--method", choices=sorted(biped.METHODS), default="lm",
                        help="lm: Levenberg-Marquardt (default); greedy: vdP97's reference descent")
     solve.set_defaults(run=_solve)
+    run = sub.add_parser("running", help="a running footprint track from RUNNER's parameters (B&C 1996)")
+    run.add_argument("--speed-kmh", type=float, required=True)
+    run.add_argument("--step-frequency", type=float, help="steps/min, with the velocity locked")
+    run.add_argument("--body-height", type=float, default=1.8)
+    run.add_argument("--level", type=float, default=0.0, help="-0.001 (poor) to 0.001 (skilled)")
+    run.add_argument("--steps", type=int, required=True)
+    run.add_argument("--start-standing", action="store_true")
+    run.add_argument("--stop-standing", action="store_true")
+    run.add_argument("--output", required=True)
+    run.set_defaults(run=_running)
     bake = sub.add_parser("bake", help="bake a track of a .blend onto a rig, save the result as a new .blend")
     bake.add_argument("scene", nargs="?", help=".blend to open (omit inside `blender -b scene.blend --command`)")
     bake.add_argument("--track", required=True, help="name of the footprint track collection")

@@ -1,0 +1,101 @@
+"""RUNNER's running parameters (Bruderlin & Calvert 1996, eqs. 1-6) and running footprint tracks."""
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from footprint_locomotion.solver import running
+from footprint_locomotion.solver.character import GRAVITY
+from footprint_locomotion.solver.track import load_track, validate
+
+
+def test_the_papers_numbers():
+    p = running.natural(12.0, level=0.0, body_height=1.8)
+    assert p.step_length == pytest.approx(1.07, abs=0.01)
+    assert p.step_frequency == pytest.approx(187, abs=1)
+    locked = running.change(p, "step_frequency", 210, locked=("velocity",))
+    assert locked.step_length == pytest.approx(0.95, abs=0.01)
+    assert running.kmh(locked.velocity) == pytest.approx(12.0)
+    assert locked.flight_height < p.flight_height  # the paper: 0.004 m falls to 0.001 m
+
+
+def test_body_height_and_level_move_step_length_as_eq2():
+    v = running.m_per_min(12.0)
+    for height in (1.7, 1.9):
+        for level in (-0.001, 0.001):
+            expected = 0.1394 + (0.00465 + level) * v * math.sqrt(height / 1.8)
+            assert running.natural(12.0, level, height).step_length == pytest.approx(expected)
+    assert running.natural(12.0, 0.0, 1.7).step_length < running.natural(12.0, 0.0, 1.9).step_length
+    assert running.natural(12.0, -0.001).step_length < running.natural(12.0, 0.001).step_length
+
+
+def test_step_length_constant_above_400_m_per_min():
+    lengths = [running.natural(running.kmh(v)).step_length for v in (400.0, 450.0, 500.0)]
+    assert lengths[0] == pytest.approx(0.1394 + 0.00465 * 400) and np.ptp(lengths) < 1e-12
+    assert running.natural(running.kmh(390.0)).step_length < lengths[0]
+    fast = running.natural(running.kmh(500.0))
+    assert fast.step_frequency == pytest.approx(500.0 / lengths[0])  # only sf grows
+
+
+def test_flight_time_follows_eq5_eq4_and_the_constant():
+    def eq4(f):
+        return -8.925 + 0.131 * f - 0.623e-3 * f**2 + 0.979e-6 * f**3
+
+    def eq5(f):
+        return -0.675e-3 - 0.15e-3 * f + 0.542e-5 * f**2
+
+    for f in (150.0, 170.0, 179.9):
+        assert running.flight_time(f) == pytest.approx(eq5(f))
+    for f in (180.0, 200.0, 229.9):
+        assert running.flight_time(f) == pytest.approx(eq4(f))
+    for f in (230.0, 250.0, 300.0):
+        assert running.flight_time(f) == pytest.approx(eq4(230.0))
+
+
+def test_eq3_and_eq6():
+    p = running.natural(15.0)
+    assert p.flight_height == pytest.approx(p.flight_time**2 * GRAVITY / 8)
+    assert p.stance_time == pytest.approx(60.0 / p.step_frequency - p.flight_time)
+    assert p.swing_time == pytest.approx(60.0 / p.step_frequency + p.flight_time)
+    assert running.flight_height(0.2, y1=0.02, y2=0.0) < running.flight_height(0.2)
+
+
+def test_locks_and_bad_values():
+    p = running.natural(12.0)
+    held = running.change(p, "velocity", running.m_per_min(14.0), locked=("step_length",))
+    assert held.step_length == p.step_length and held.step_frequency > p.step_frequency
+    free = running.change(p, "step_frequency", p.step_frequency)
+    assert free.velocity == pytest.approx(p.velocity) and free.step_length == pytest.approx(p.step_length)
+    with pytest.raises(running.RunningError, match="velocity is locked"):
+        running.change(p, "velocity", 100.0, locked=("velocity",))
+    with pytest.raises(running.RunningError, match="must be a positive number"):
+        running.change(p, "step_length", float("nan"))
+    with pytest.raises(running.RunningError, match="level must be within"):
+        running.natural(12.0, level=0.01)
+
+
+def test_running_track_has_the_parameters_timing():
+    p = running.natural(14.0)
+    track = validate(running.running_track(p, 12))
+    assert np.allclose(np.diff(track.positions[:, 1]), p.step_length)
+    assert np.allclose(np.diff(track.contact), 60.0 / p.step_frequency)
+    assert np.allclose(track.contact[1:] - track.liftoff[:-1], p.flight_time)  # flight between steps
+    assert list(track.feet[:4]) == ["L", "R", "L", "R"]
+    ramp = validate(running.running_track(p, 14, start_standing=True, stop_standing=True))
+    steps = np.diff(ramp.positions[1:-1, 1])
+    assert steps[0] < steps[len(steps) // 2] and steps[-1] < steps[len(steps) // 2]  # speeds up, slows down
+    assert ramp.contact[0] == ramp.contact[1] == 0.0  # starts standing on both feet
+
+
+def test_running_command_writes_a_track(tmp_path):
+    out = tmp_path / "run.json"
+    proc = subprocess.run([sys.executable, "-m", "footprint_locomotion", "running", "--speed-kmh", "12",
+                           "--steps", "10", "--output", str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-1000:]
+    track = load_track(out)
+    assert len(track) == 10 and np.allclose(np.diff(track.positions[:, 1]), 1.0694, atol=1e-3)
+    assert json.loads(out.read_text())["format"] == "footprint-track"

@@ -99,3 +99,47 @@ def test_running_command_writes_a_track(tmp_path):
     track = load_track(out)
     assert len(track) == 10 and np.allclose(np.diff(track.positions[:, 1]), 1.0694, atol=1e-3)
     assert json.loads(out.read_text())["format"] == "footprint-track"
+
+
+from footprint_locomotion.solver import running_pelvis  # noqa: E402
+
+
+def test_pelvis_flight_is_a_parabola_and_the_step_is_seamless():
+    params = running.natural(12.0)
+    legs = running_pelvis.LegGeometry.for_height(1.8)
+    step = running_pelvis.step(params, legs)
+    t = np.linspace(step.t_stance + 1e-4, params.step_time - 1e-4, 200)
+    x, y, vx, vy = step.pelvis(t)
+    dt = t[1] - t[0]
+    acc = np.diff(y, 2) / dt**2
+    assert np.abs(acc + GRAVITY).max() <= 0.02 * GRAVITY  # flight: a parabola under gravity
+    assert np.allclose(np.diff(x) / dt, step.v, rtol=1e-6)
+    # Continuity everywhere: positions and velocities at toe-off, mid-support and across the seam.
+    for at in (step.t_stance, 0.5 * step.t_stance):
+        before, after = step.pelvis([at - 1e-9]), step.pelvis([at + 1e-9])
+        assert np.allclose(np.ravel(before), np.ravel(after), atol=1e-5)
+    start, end = step.pelvis([0.0]), step.pelvis([params.step_time])
+    assert end[0][0] - start[0][0] == pytest.approx(params.step_length)  # one step forward
+    assert end[1][0] == pytest.approx(start[1][0], abs=1e-9)  # same height: the next step starts here
+    assert end[2][0] == pytest.approx(start[2][0], abs=1e-9) and end[3][0] == pytest.approx(start[3][0], abs=1e-9)
+    # Mid-support is the lowest point of the step.
+    support = np.linspace(0, step.t_stance, 101)
+    assert np.argmin(step.pelvis(support)[1]) == pytest.approx(50, abs=2)
+
+
+def test_case_two_newton_raphson_recovers_case_one():
+    params = running.natural(14.0)
+    legs = running_pelvis.LegGeometry.for_height(1.8)
+    one = running_pelvis.step(params, legs)
+    two = running_pelvis.step(params, legs, height=one.flight_height)
+    assert two.x1 == pytest.approx(one.x1, abs=1e-7) and two.y1 == pytest.approx(one.y1, abs=1e-7)
+    assert two.t_flight == pytest.approx(one.t_flight, abs=1e-7)
+    higher = running_pelvis.step(params, legs, height=one.flight_height * 2.0)
+    assert higher.t_flight > one.t_flight and higher.y_mid < one.y_mid  # bigger H: lower mid-support
+
+
+def test_overstride_falls_with_velocity():
+    legs = running_pelvis.LegGeometry.for_height(1.8)
+    slow = running_pelvis.step(running.natural(10.0), legs)
+    fast = running_pelvis.step(running.natural(20.0), legs)
+    assert fast.overstride < slow.overstride

@@ -13,7 +13,9 @@ import numpy as np
 from ..solver.character import preset
 from ..solver.drawing import outlines_in_world
 from ..solver.examples import fig1_track
+from ..solver import running
 from ..solver.placement import append_step
+from ..solver.track import make_track
 from . import scene_io
 
 SLOPE_DEGREES = 15.0
@@ -81,8 +83,20 @@ def story_track():
 
     add(np.arange(-2.0, 8.71, 0.6), "walk")
     add(9.0 + STAIR_TREAD * (np.arange(STAIR_RISERS) + 0.5), "walk")
-    add(np.arange(11.6, 17.0, 1.25), "run")
-    return track
+    add([11.4], "walk")
+    # A run along the top, built by RUNNER's equations (B&C 1996 eqs. 1-6) for 12 km/h, accelerating from
+    # the walk's last footprint (which stands in for the run's standing start).
+    run = running.running_track(running.natural(12.0), 7, start_standing=True).take(slice(1, None))
+    last = track.time_order()[-1]
+    if str(track.feet[last]) == str(run.feet[0]):  # the run starts with the other foot
+        run = run.replace(feet=np.where(run.feet == "L", "R", "L"))
+    x = np.where(run.feet == "L", -0.1, 0.1)
+    y = track.positions[last, 1] + 0.6 + run.positions[:, 1]
+    start = 0.5 * (track.contact[last] + track.liftoff[last])
+    return make_track(np.concatenate([track.feet, run.feet]),
+                      np.vstack([track.positions, np.column_stack([x, y, np.zeros(len(run))])]),
+                      np.zeros(len(track) + len(run)), np.concatenate([track.contact, start + run.contact]),
+                      np.concatenate([track.liftoff, start + run.liftoff]))
 
 
 def footprint_render_mesh(coll, name="Footprint shapes"):

@@ -59,24 +59,43 @@ def world_rest(binding):
     }
 
 
+def rig_character(binding, base="human"):
+    """The solver character the rig's rest pose implies, in world units (the rig object may be scaled)."""
+    character = binding.character(base)
+    scale = _object_parts(binding.rig)[2]
+    return character.__class__(**{**character.__dict__, "hip_offsets": character.hip_offsets * scale,
+                                  "leg_length_nominal": character.leg_length_nominal * scale,
+                                  "leg_length_max": character.leg_length_max * scale,
+                                  "foot_length": character.foot_length * scale,
+                                  "foot_width": character.foot_width * scale,
+                                  "ankle_offset": tuple(scale * np.asarray(character.ankle_offset)),
+                                  "ankle_reach": character.ankle_reach * scale})
+
+
 def solve_for_rig(context, coll, binding):
     """The track solved for the rig's own proportions, sampled at the scene's frames."""
-    track = scene_io.read_track(coll)
-    character = binding.character(coll.footprint_track.character)
-    scale = _object_parts(binding.rig)[2]
-    character = character.__class__(**{**character.__dict__, "hip_offsets": character.hip_offsets * scale,
-                                       "leg_length_nominal": character.leg_length_nominal * scale,
-                                       "leg_length_max": character.leg_length_max * scale,
-                                       "foot_length": character.foot_length * scale,
-                                       "foot_width": character.foot_width * scale,
-                                       "ankle_offset": tuple(scale * np.asarray(character.ankle_offset)),
-                                       "ankle_reach": character.ankle_reach * scale})
     from ..solver.schedule import build_schedule
 
+    track = scene_io.read_track(coll)
+    character = rig_character(binding, coll.footprint_track.character)
     schedule = build_schedule(track, character)
     frames, times = frame_times(context.scene, schedule.start, schedule.end)
     motion = biped.solve(track, character, times=times)
     return frames, motion
+
+
+def write_action(rig, binding, name, frames, channels):
+    """A new action with the control channels and the binding's switches, written in bulk."""
+    writer = animation.ChannelWriter(name, rig)
+    for name_, (location, quaternion) in channels.items():
+        base = f'pose.bones["{name_}"]'
+        for k in range(3):
+            writer.write(f"{base}.location", k, frames, location[:, k], group=name_)
+        for k in range(4):
+            writer.write(f"{base}.rotation_quaternion", k, frames, quaternion[:, k], group=name_)
+    for (bone, prop), value in binding.switches.items():
+        writer.write(f'pose.bones["{bone}"]["{prop}"]', 0, np.asarray(frames)[[0, -1]], [value, value], group=bone)
+    return writer
 
 
 def bone_targets(binding, motion, rest):
@@ -138,18 +157,11 @@ def bake(context, coll, rig, progress=None):
     channels = {name: local_transforms(rig, name, *target) for name, target in targets.items()}
     progress(0.7)
     # Everything is computed: now write the new action and swap it for this track's previous bake.
-    writer = animation.ChannelWriter(f"{coll.name} ({rig.name})", rig)
+    writer = write_action(rig, binding, f"{coll.name} ({rig.name})", frames, channels)
     writer.action[TRACK_KEY] = coll.name
     writer.action[RIG_KEY] = rig.name
-    for done, (name, (location, quaternion)) in enumerate(channels.items()):
-        progress(0.7 + 0.3 * done / len(channels))
-        base = f'pose.bones["{name}"]'
-        for k in range(3):
-            writer.write(f"{base}.location", k, frames, location[:, k], group=name)
-        for k in range(4):
-            writer.write(f"{base}.rotation_quaternion", k, frames, quaternion[:, k], group=name)
-    for (bone, prop), value in binding.switches.items():
-        writer.write(f'pose.bones["{bone}"]["{prop}"]', 0, frames[[0, -1]], [value, value], group=bone)
+    progress(0.9)
+
     def earlier_bake(action):
         return action != writer.action and action.get(TRACK_KEY) == coll.name and action.get(RIG_KEY) == rig.name
 

@@ -247,3 +247,72 @@ def test_com_offset_set_by_hand_moves_the_body_control(addon, rig_scene):
                                   @ np.array([0.0, 0.0, 0.08]))
     assert np.linalg.norm(points - expected, axis=1).max() < 0.01
     assert np.linalg.norm(points - motion.com[::5], axis=1).min() > 0.07
+
+
+def evaluated_at(rig, frames, bones):
+    """Like evaluated_points, at fractional frames (keys of a running cycle fall between frames)."""
+    scene = bpy.context.scene
+    out = np.zeros((len(frames), len(bones), 3))
+    for i, frame in enumerate(frames):
+        scene.frame_set(int(np.floor(frame)), subframe=float(frame - np.floor(frame)))
+        evaluated = rig.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        m = np.array(evaluated.matrix_world)
+        for j, name in enumerate(bones):
+            out[i, j] = (m @ np.append(np.array(evaluated.pose.bones[name].head), 1.0))[:3]
+    return out
+
+
+def test_running_cycle_loops_seamlessly_in_place(addon, rig_scene):
+    assert bpy.ops.footprint.run_cycle(rig="rig", speed_kmh=12.0, in_place=True) == {"FINISHED"}
+    anim = rig_scene.animation_data
+    (track,) = [t for t in anim.nla_tracks if t.name.startswith("Footprints: run cycle")]
+    action = track.strips[0].action
+    fcurves = action.layers[0].strips[0].channelbags[0].fcurves if hasattr(action, "layers") and action.layers \
+        else action.fcurves
+    first, last = None, None
+    for fc in fcurves:
+        keys = fc.keyframe_points
+        if len(keys) > 2:
+            assert abs(keys[0].co[1] - keys[-1].co[1]) <= 1e-4, fc.data_path  # the loop closes
+            assert any(m.type == "CYCLES" for m in fc.modifiers)
+            first, last = keys[0].co[0], keys[-1].co[0]
+    # On the evaluated rig (the strip repeats the stride), the motion is periodic right across the seam:
+    # one stride later the pose is the same, also just before and just after the seam, so position and
+    # velocity both match where the loop closes.
+    period = last - first
+    probes = np.array([first, first + 0.5, last - 0.5, last, last + 0.5, first + 0.3 * period])
+    here = evaluated_at(rig_scene, probes, ["torso", "DEF-toe.L", "DEF-toe.R"])
+    later = evaluated_at(rig_scene, probes + period, ["torso", "DEF-toe.L", "DEF-toe.R"])
+    assert np.abs(here - later).max() <= 1e-4
+    seam_velocity = here[4] - here[2]  # across the seam, from half a frame before to half after
+    assert np.abs(seam_velocity - (later[4] - later[2])).max() <= 1e-4
+    assert np.abs(here[3] - here[0]).max() <= 1e-4  # first and last frames of the stride
+
+
+def test_running_cycle_with_root_motion_plants_feet_and_flies_ballistically(addon, rig_scene):
+    bpy.context.scene.render.fps = 60
+    assert bpy.ops.footprint.run_cycle(rig="rig", speed_kmh=12.0, in_place=False) == {"FINISHED"}
+    running_bake = sys.modules[f"{addon}.footprint_addon.running_bake"]
+    running = sys.modules[f"{addon}.solver.running"]
+    bake = bake_module(addon)
+    binding = bake.bind(rig_scene)
+    character = bake.rig_character(binding)
+    params = running.natural(12.0)
+    cycle_module = sys.modules[f"{addon}.solver.running_cycle"]
+    motion, constraints, _cycle = cycle_module.running_cycle(
+        params, character, running_bake.rig_leg_geometry(binding, character), 60.0)
+    frames = bpy.context.scene.frame_start + motion.times * 60.0
+    points = evaluated_at(rig_scene, frames, ["torso", "DEF-toe.R", "DEF-toe.L"])
+    for leg, column in ((0, 2), (1, 1)):  # legs in the character's order (L, R)
+        for fp in np.unique(motion.footprint[:, leg][motion.contact[:, leg]]):
+            on = motion.contact[:, leg] & (motion.footprint[:, leg] == fp)
+            if on.sum() > 1:
+                balls = points[on, column]
+                assert np.linalg.norm(balls - balls[0], axis=1).max() <= 1e-3  # the stance foot stays put
+    flying = ~motion.contact.any(axis=1)
+    t = motion.times
+    z = points[:, 0, 2]
+    acc = (z[2:] - 2 * z[1:-1] + z[:-2]) / np.diff(t)[:-1] ** 2
+    inner = flying[1:-1] & flying[:-2] & flying[2:]
+    assert inner.sum() >= 3
+    assert np.abs(acc[inner] + 9.81).max() <= 0.02 * 9.81  # the pelvis flies on a parabola

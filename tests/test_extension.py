@@ -10,7 +10,7 @@ from conftest import ROOT, run_blender_ext
 
 OPERATORS = [
     "track_new", "add_on_terrain", "add_at_cursor", "conform", "generate_along_curve",
-    "retime", "mirror", "delete", "import_json", "export_json", "bake", "setup_leg_ik", "preview",
+    "retime", "mirror", "delete", "import_json", "export_json", "bake", "setup_leg_ik", "preview", "run_cycle",
 ]
 PANELS = ["FOOTPRINT_PT_track", "FOOTPRINT_PT_place", "FOOTPRINT_PT_edit", "FOOTPRINT_PT_rig",
           "FOOTPRINT_PT_footprint", "FOOTPRINT_PT_timing"]

@@ -3,7 +3,8 @@
 import bpy
 from bpy.props import StringProperty
 
-from .. import bake, preview
+from ...solver import running
+from .. import bake, preview, running_bake
 from ..rigs import MissingBonesError, leg_ik
 from .common import USER_ERRORS, has_track, require_track
 
@@ -119,4 +120,40 @@ class FOOTPRINT_OT_preview(bpy.types.Operator):
         return {"FINISHED"}
 
 
-classes = (FOOTPRINT_OT_bake, FOOTPRINT_OT_setup_leg_ik, FOOTPRINT_OT_preview)
+class FOOTPRINT_OT_run_cycle(bpy.types.Operator):
+    """Make a running cycle on the rig from RUNNER's parameters (Bruderlin and Calvert 1996): tweak the
+    values in the operator panel and the rig updates at once"""
+
+    bl_idname = "footprint.run_cycle"
+    bl_label = "Running Cycle"
+    bl_options = {"REGISTER", "UNDO"}
+
+    rig: StringProperty(name="Rig", description="Armature object; empty: the active object")
+    speed_kmh: bpy.props.FloatProperty(name="Velocity (km/h)", default=12.0, min=3.0, max=40.0)
+    step_frequency: bpy.props.FloatProperty(
+        name="Step Frequency", default=0.0, min=0.0, max=300.0,
+        description="Steps per minute with the velocity locked; 0: the natural one for the velocity (eq. 2)")
+    level: bpy.props.FloatProperty(name="Level", default=0.0, min=-0.001, max=0.001, step=0.01, precision=4,
+                                   description="Running expertise, -0.001 (poor) to 0.001 (skilled)")
+    in_place: bpy.props.BoolProperty(name="In Place", default=True,
+                                     description="Loop on the spot; off: move forward (root motion)")
+
+    def execute(self, context):
+        rig = bpy.data.objects.get(self.rig) if self.rig else context.active_object
+        if rig is None or rig.type != "ARMATURE":
+            self.report({"ERROR"}, f"{self.rig or 'The active object'} is not an armature")
+            return {"CANCELLED"}
+        try:
+            params = running.natural(self.speed_kmh, self.level)
+            if self.step_frequency > 0.0:
+                params = running.change(params, "step_frequency", self.step_frequency, locked=("velocity",))
+            strip, _motion, cycle = running_bake.bake_cycle(context, rig, params, self.in_place)
+        except BAKE_ERRORS as exc:
+            self.report({"ERROR"}, f"{exc}: nothing made")
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"{strip.name}: step length {params.step_length:.2f} m, "
+                              f"{params.step_frequency:.0f} steps/min, one stride {cycle:.3f} s")
+        return {"FINISHED"}
+
+
+classes = (FOOTPRINT_OT_bake, FOOTPRINT_OT_setup_leg_ik, FOOTPRINT_OT_preview, FOOTPRINT_OT_run_cycle)

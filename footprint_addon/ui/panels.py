@@ -83,6 +83,7 @@ class FOOTPRINT_PT_rig(_FootprintsPanel, bpy.types.Panel):
         row.operator("footprint.preview", text="", icon="X").remove = True
         layout.operator("footprint.bake", icon="NLA_PUSHDOWN")
         layout.operator("footprint.setup_leg_ik", icon="CON_KINEMATIC")
+        layout.operator("footprint.run_cycle", icon="MOD_TIME")
         for line in report_lines(settings.last_report):
             layout.label(text=line)
 
@@ -176,7 +177,7 @@ MENU_OPERATORS = (
     "footprint.track_new", "footprint.add_on_terrain", "footprint.add_at_cursor",
     "footprint.generate_along_curve", "footprint.conform", "footprint.retime", "footprint.mirror",
     "footprint.delete", "footprint.import_json", "footprint.export_json", "footprint.bake",
-    "footprint.setup_leg_ik", "footprint.preview",
+    "footprint.setup_leg_ik", "footprint.preview", "footprint.run_cycle",
 )
 
 

@@ -1,0 +1,58 @@
+"""A RUNNER running cycle (Bruderlin & Calvert 1996) on a bound rig: one stride as an action, in place
+(looping with Cycles modifiers) or with root motion, in its own NLA track."""
+
+import math
+
+import numpy as np
+
+from ..solver import running
+from ..solver.running_cycle import running_cycle
+from ..solver.running_pelvis import LegGeometry
+from . import animation, bake
+from .rigs import bind
+
+RUN_KEY = "footprint_run"  # on the actions this makes: "in place" or "root motion"
+KNEE_BEND_AT_STRIKE = math.radians(10.0)
+LOOPS = 4
+
+
+def rig_leg_geometry(binding, character):
+    """RUNNER's leg lengths from the rig: thigh + shin, a knee bent 10 degrees at heel-strike."""
+    chain = character.ankle_reach / 0.995
+    half = 0.5 * chain
+    heel_strike = math.sqrt(2 * half * half * (1 + math.cos(KNEE_BEND_AT_STRIKE)))
+    ankle_height = character.ankle_offset[2]
+    return LegGeometry(heel_strike + ankle_height, chain + ankle_height + 0.3 * character.foot_length,
+                       character.foot_length)
+
+
+def bake_cycle(context, rig, params, in_place=True):
+    """Write one running stride for the rig; returns (strip, motion, cycle seconds)."""
+    binding = bind(rig)
+    character = bake.rig_character(binding)
+    legs = rig_leg_geometry(binding, character)
+    scene = context.scene
+    fps = scene.render.fps / scene.render.fps_base
+    motion, _constraints, cycle = running_cycle(params, character, legs, fps, in_place=in_place)
+    rest = bake.world_rest(binding)
+    targets = bake.bone_targets(binding, motion, rest)
+    channels = {name: bake.local_transforms(rig, name, *target) for name, target in targets.items()}
+    frames = scene.frame_start + motion.times * fps  # sub-frame keys: the loop is exactly one stride long
+    mode = "in place" if in_place else "root motion"
+    name = f"Run {running.kmh(params.velocity):.1f} km/h ({mode})"
+    writer = bake.write_action(rig, binding, name, frames, channels)
+    writer.action[RUN_KEY] = mode
+    writer.action[bake.RIG_KEY] = rig.name
+    if in_place:
+        for fcurve in writer.fcurves:
+            fcurve.modifiers.new("CYCLES")
+
+    def earlier(action):
+        return action != writer.action and action.get(RUN_KEY) == mode and action.get(bake.RIG_KEY) == rig.name
+
+    _track, strip = animation.replace_strip(rig, writer, f"Footprints: run cycle ({mode})", name,
+                                            int(scene.frame_start), context.view_layer, earlier)
+    strip.frame_end = strip.frame_start + (frames[-1] - frames[0])
+    if in_place:
+        strip.repeat = LOOPS  # a few strides to scrub; the F-curves cycle beyond the strip too
+    return strip, motion, cycle

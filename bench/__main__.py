@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from . import bake_bench, solver_bench
+from . import bake_bench, running_bench, solver_bench
 
 
 def main(argv=None) -> int:
@@ -11,6 +11,7 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     args = parser.parse_args(argv)
     solver_bench.run(repeats=3 if args.quick else 7)
+    running_bench.run()
     bake_bench.run()
     return 0
 

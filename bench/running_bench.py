@@ -1,19 +1,9 @@
 """RUNNER's speed: one running step's parameters and state constraints, and a sampled stride
 (the paper ran at 30 fps on a 1996 workstation; the target is at most 1 ms per step)."""
 
-import statistics
-import time
-
 from footprint_locomotion.solver import character, running, running_cycle, running_pelvis
 
-
-def per_call(fn, repeats=200):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+from .solver_bench import median_seconds as per_call
 
 
 def run():
@@ -25,8 +15,8 @@ def run():
         return running_pelvis.step(params, legs)
 
     params = running.natural(12.0)
-    t_step = per_call(one_step)
-    t_stride = per_call(lambda: running_cycle.running_cycle(params, human, legs, 30.0), repeats=50)
+    t_step = per_call(one_step, 200)
+    t_stride = per_call(lambda: running_cycle.running_cycle(params, human, legs, 30.0), 50)
     print("RUNNER (B&C 1996):")
     print(f"  one step's parameters and state constraints   {t_step * 1e3:7.3f} ms")
     print(f"  one step sampled for a rig at 30 fps (stride/2) {t_stride * 1e3 / 2:7.3f} ms")

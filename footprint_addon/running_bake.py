@@ -3,7 +3,6 @@
 
 import math
 
-import numpy as np
 
 from ..solver import running
 from ..solver.running_cycle import running_cycle

@@ -15,7 +15,7 @@ range being -0.0001 to +0.0001.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 

@@ -4,7 +4,7 @@ import math
 
 import bpy
 import numpy as np
-from mathutils import Matrix, Vector
+from mathutils import Vector
 
 
 def displaced_terrain(name="Terrain", size=12.0, strength=0.6, rotation_z=0.3, scale=1.0):

@@ -6,7 +6,7 @@ from bpy.props import StringProperty
 from ...solver import running
 from .. import bake, preview, running_bake
 from ..rigs import MissingBonesError, leg_ik
-from .common import USER_ERRORS, has_track, require_track
+from .common import USER_ERRORS, OnActiveTrack
 
 BAKE_ERRORS = USER_ERRORS + (MissingBonesError, bake.BakeError)
 
@@ -20,7 +20,7 @@ def chosen_rig(op, context, coll):
     return rig
 
 
-class FOOTPRINT_OT_bake(bpy.types.Operator):
+class FOOTPRINT_OT_bake(OnActiveTrack, bpy.types.Operator):
     """Solve the active footprint track for an armature and bake it into an NLA strip named after the track"""
 
     bl_idname = "footprint.bake"
@@ -29,14 +29,7 @@ class FOOTPRINT_OT_bake(bpy.types.Operator):
 
     rig: StringProperty(name="Rig", description="Armature object; empty: the track's rig, or the active object")
 
-    @classmethod
-    def poll(cls, context):
-        return has_track(context)
-
-    def execute(self, context):
-        coll = require_track(self, context)
-        if coll is None:
-            return {"CANCELLED"}
+    def run(self, context, coll):
         rig = chosen_rig(self, context, coll)
         if rig is None:
             return {"CANCELLED"}
@@ -83,7 +76,7 @@ class FOOTPRINT_OT_setup_leg_ik(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class FOOTPRINT_OT_preview(bpy.types.Operator):
+class FOOTPRINT_OT_preview(OnActiveTrack, bpy.types.Operator):
     """Preview the solved motion on a rig without baking: animated target empties the rig follows through
     constraints the tool adds; Remove takes exactly those away again"""
 
@@ -94,14 +87,7 @@ class FOOTPRINT_OT_preview(bpy.types.Operator):
     rig: StringProperty(name="Rig", description="Armature object; empty: the active object")
     remove: bpy.props.BoolProperty(name="Remove", default=False, description="Remove the preview instead")
 
-    @classmethod
-    def poll(cls, context):
-        return has_track(context)
-
-    def execute(self, context):
-        coll = require_track(self, context)
-        if coll is None:
-            return {"CANCELLED"}
+    def run(self, context, coll):
         rig = chosen_rig(self, context, coll)
         if rig is None:
             return {"CANCELLED"}

@@ -21,3 +21,16 @@ def selected_mask(context, objs):
 
 def has_track(context):
     return scene_io.active_track(context) is not None
+
+
+class OnActiveTrack:
+    """Mixin for operators that work on the active track: greyed out without one; execute() hands the
+    track to run(context, track)."""
+
+    @classmethod
+    def poll(cls, context):
+        return has_track(context)
+
+    def execute(self, context):
+        coll = require_track(self, context)
+        return {"CANCELLED"} if coll is None else self.run(context, coll)

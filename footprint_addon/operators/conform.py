@@ -5,7 +5,7 @@ from bpy.props import BoolProperty
 
 from .. import scene_io
 from ..terrain import TerrainProbe
-from .common import USER_ERRORS, has_track, require_track, selected_mask
+from .common import USER_ERRORS, OnActiveTrack, selected_mask
 
 
 def conform_objects(context, coll, objs):
@@ -19,7 +19,7 @@ def conform_objects(context, coll, objs):
     scene_io.write_track(coll, conformed, objs, tilt)
 
 
-class FOOTPRINT_OT_conform(bpy.types.Operator):
+class FOOTPRINT_OT_conform(OnActiveTrack, bpy.types.Operator):
     """Snap footprints to the terrain: height and tilt follow the surface below. Use after editing the terrain"""
 
     bl_idname = "footprint.conform"
@@ -29,14 +29,7 @@ class FOOTPRINT_OT_conform(bpy.types.Operator):
     selected_only: BoolProperty(name="Selected Only", default=False,
                                 description="Conform only the selected footprints, not the whole track")
 
-    @classmethod
-    def poll(cls, context):
-        return has_track(context)
-
-    def execute(self, context):
-        coll = require_track(self, context)
-        if coll is None:
-            return {"CANCELLED"}
+    def run(self, context, coll):
         objs = scene_io.footprints(coll)
         if self.selected_only:
             objs = [o for o, sel in zip(objs, selected_mask(context, objs)) if sel]

@@ -6,25 +6,18 @@ from bpy.props import BoolProperty, FloatProperty
 from ...solver import edits
 from .. import scene_io
 from ..terrain import TerrainProbe
-from .common import USER_ERRORS, has_track, require_track, selected_mask
+from .common import USER_ERRORS, OnActiveTrack, selected_mask
 
 
-class _SelectionEdit:
+class _SelectionEdit(OnActiveTrack):
     """Run an edit on the active track's selected footprints; validate the result before writing it."""
 
     bl_options = {"REGISTER", "UNDO"}
 
-    @classmethod
-    def poll(cls, context):
-        return has_track(context)
-
     def edit(self, context, coll, objs, track, mask):
         raise NotImplementedError
 
-    def execute(self, context):
-        coll = require_track(self, context)
-        if coll is None:
-            return {"CANCELLED"}
+    def run(self, context, coll):
         objs = scene_io.footprints(coll)
         mask = selected_mask(context, objs)
         if not any(mask):

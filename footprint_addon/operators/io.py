@@ -14,7 +14,7 @@ from ...solver.track import dumps, load_track, track_to_json
 from .. import scene_io
 from ..files import write_atomically
 from ..terrain import TerrainProbe
-from .common import USER_ERRORS, has_track, require_track
+from .common import USER_ERRORS, OnActiveTrack
 
 
 def imported_terrain(context, track):
@@ -83,7 +83,7 @@ def export_text(context, coll) -> str:
     return dumps(track_to_json(track.replace(extras=extras), number=scene_io.stored_decimal))
 
 
-class FOOTPRINT_OT_export_json(bpy.types.Operator, ExportHelper):
+class FOOTPRINT_OT_export_json(OnActiveTrack, bpy.types.Operator, ExportHelper):
     """Export the active footprint track to a JSON file"""
 
     bl_idname = "footprint.export_json"
@@ -93,14 +93,7 @@ class FOOTPRINT_OT_export_json(bpy.types.Operator, ExportHelper):
     filename_ext = ".json"
     filter_glob: StringProperty(default="*.json", options={"HIDDEN"})
 
-    @classmethod
-    def poll(cls, context):
-        return has_track(context)
-
-    def execute(self, context):
-        coll = require_track(self, context)
-        if coll is None:
-            return {"CANCELLED"}
+    def run(self, context, coll):
         try:
             text = export_text(context, coll)
             write_atomically(self.filepath, text)

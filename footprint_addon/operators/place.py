@@ -11,7 +11,7 @@ from ...solver.placement import append_step
 from ...solver.track import validate
 from .. import scene_io
 from ..terrain import TerrainProbe
-from .common import USER_ERRORS, has_track, require_track
+from .common import USER_ERRORS, OnActiveTrack, require_track
 
 
 def cast_onto_terrain(context, coll, origin, direction):
@@ -44,7 +44,7 @@ def add_footprint(context, coll, location, normal):
     return new_obj
 
 
-class FOOTPRINT_OT_add_on_terrain(bpy.types.Operator):
+class FOOTPRINT_OT_add_on_terrain(OnActiveTrack, bpy.types.Operator):
     """Click on the terrain to add footprints, feet alternating and timing filled in (Esc or right-click ends)"""
 
     bl_idname = "footprint.add_on_terrain"
@@ -54,10 +54,6 @@ class FOOTPRINT_OT_add_on_terrain(bpy.types.Operator):
     ray_origin: FloatVectorProperty(name="Ray Origin", subtype="XYZ", options={"SKIP_SAVE"})
     ray_direction: FloatVectorProperty(name="Ray Direction", subtype="XYZ", default=(0.0, 0.0, -1.0),
                                        options={"SKIP_SAVE"})
-
-    @classmethod
-    def poll(cls, context):
-        return has_track(context)
 
     def place(self, context):
         coll = require_track(self, context)
@@ -107,21 +103,14 @@ class FOOTPRINT_OT_add_on_terrain(bpy.types.Operator):
         return {"PASS_THROUGH"}
 
 
-class FOOTPRINT_OT_add_at_cursor(bpy.types.Operator):
+class FOOTPRINT_OT_add_at_cursor(OnActiveTrack, bpy.types.Operator):
     """Add a footprint at the 3D cursor, on the terrain below it, feet alternating and timing filled in"""
 
     bl_idname = "footprint.add_at_cursor"
     bl_label = "Add Footprint at Cursor"
     bl_options = {"REGISTER", "UNDO"}
 
-    @classmethod
-    def poll(cls, context):
-        return has_track(context)
-
-    def execute(self, context):
-        coll = require_track(self, context)
-        if coll is None:
-            return {"CANCELLED"}
+    def run(self, context, coll):
         cursor = context.scene.cursor.location.copy()
         location, normal = cursor, Vector((0.0, 0.0, 1.0))
         terrain = coll.footprint_track.terrain

@@ -4,7 +4,6 @@ Each scenario is built from the solver's own path and timing functions, then sav
 the tests, benchmarks and CLI read exactly the same input.
 """
 
-import json
 import math
 import os
 

@@ -11,11 +11,12 @@ from .common import USER_ERRORS, OnActiveTrack
 BAKE_ERRORS = USER_ERRORS + (MissingBonesError, bake.BakeError)
 
 
-def chosen_rig(op, context, coll):
-    """The armature named by the operator, else the track's rig, else the active object."""
-    rig = bpy.data.objects.get(op.rig) if op.rig else (coll.footprint_track.rig or context.active_object)
+def chosen_rig(op, context, fallback=None):
+    """The armature named by the operator, else the fallback (the track's rig), else the active object;
+    None after reporting when that is not an armature."""
+    rig = bpy.data.objects.get(op.rig) if op.rig else (fallback or context.active_object)
     if rig is None or rig.type != "ARMATURE":
-        op.report({"ERROR"}, f"{op.rig or 'The active object'} is not an armature: pick the track's rig")
+        op.report({"ERROR"}, f"{op.rig or 'The active object'} is not an armature")
         return None
     return rig
 
@@ -30,7 +31,7 @@ class FOOTPRINT_OT_bake(OnActiveTrack, bpy.types.Operator):
     rig: StringProperty(name="Rig", description="Armature object; empty: the track's rig, or the active object")
 
     def run(self, context, coll):
-        rig = chosen_rig(self, context, coll)
+        rig = chosen_rig(self, context, coll.footprint_track.rig)
         if rig is None:
             return {"CANCELLED"}
         wm = context.window_manager
@@ -62,9 +63,8 @@ class FOOTPRINT_OT_setup_leg_ik(bpy.types.Operator):
     rig: StringProperty(name="Rig", description="Armature object; empty: the active object")
 
     def execute(self, context):
-        rig = bpy.data.objects.get(self.rig) if self.rig else context.active_object
-        if rig is None or rig.type != "ARMATURE":
-            self.report({"ERROR"}, f"{self.rig or 'The active object'} is not an armature")
+        rig = chosen_rig(self, context)
+        if rig is None:
             return {"CANCELLED"}
         try:
             leg_ik.find_legs(rig.data)
@@ -88,7 +88,7 @@ class FOOTPRINT_OT_preview(OnActiveTrack, bpy.types.Operator):
     remove: bpy.props.BoolProperty(name="Remove", default=False, description="Remove the preview instead")
 
     def run(self, context, coll):
-        rig = chosen_rig(self, context, coll)
+        rig = chosen_rig(self, context, coll.footprint_track.rig)
         if rig is None:
             return {"CANCELLED"}
         if self.remove:
@@ -125,9 +125,8 @@ class FOOTPRINT_OT_run_cycle(bpy.types.Operator):
                                      description="Loop on the spot; off: move forward (root motion)")
 
     def execute(self, context):
-        rig = bpy.data.objects.get(self.rig) if self.rig else context.active_object
-        if rig is None or rig.type != "ARMATURE":
-            self.report({"ERROR"}, f"{self.rig or 'The active object'} is not an armature")
+        rig = chosen_rig(self, context)
+        if rig is None:
             return {"CANCELLED"}
         try:
             params = running.natural(self.speed_kmh, self.level)

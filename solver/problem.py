@@ -44,9 +44,7 @@ class TrackPart:
     character: object
     terrain: object
     free: slice  # its rows in the free-state array
-    segments: slice
-    samples: slice
-    footprints: slice
+    samples: slice  # its rows in the sample arrays
 
 
 def _smoothstep(x):
@@ -71,10 +69,10 @@ class Problem:
         self.parts = []
         legs = max(len(character.feet) for _track, character, _terrain in items)
         self.legs = legs
-        cols = {k: [] for k in ("left", "right", "g_left", "o_left", "g_right", "o_right", "h", "seg_track",
+        cols = {k: [] for k in ("left", "right", "g_left", "o_left", "g_right", "o_right", "h",
                                 "times", "dt", "cp", "ca", "active", "mid", "toe", "fwd", "hip", "l_nom",
-                                "l_max", "toe_ramp", "clear", "ground", "sample_track", "fp_pos", "fp_track")}
-        nf = ns = nsmp = nfp = 0
+                                "l_max", "toe_ramp", "clear", "ground", "sample_track")}
+        nf = nsmp = 0
         for index, (track, character, terrain) in enumerate(items):
             sched = build_schedule(track, character)
             lay = layout(sched)
@@ -102,13 +100,12 @@ class Problem:
             z_on = np.where(on, mid[..., 2], 0.0).sum(axis=1) / np.maximum(on.sum(axis=1), 1)
             supported = on.any(axis=1)
             ground = np.interp(times, times[supported], z_on[supported])
-            n_free, n_seg, n_smp = lay.n_free, len(lay.left), len(times)
+            n_free, n_smp = lay.n_free, len(times)
             cols["left"].append(lay.left + nf)
             cols["right"].append(lay.right + nf)
             for key in ("g_left", "o_left", "g_right", "o_right"):
                 cols[key].append(getattr(lay, key))
             cols["h"].append(np.diff(sched.knot_times))
-            cols["seg_track"].append(np.full(n_seg, index))
             cols["times"].append(times)
             cols["dt"].append(dt)
             cols["cp"].append(cp)
@@ -124,16 +121,14 @@ class Problem:
             cols["clear"].append(np.full(n_smp, character.com_clearance * character.leg_length_nominal))
             cols["ground"].append(ground)
             cols["sample_track"].append(np.full(n_smp, index))
-            cols["fp_pos"].append(tr.positions)
-            cols["fp_track"].append(np.full(len(tr), index))
             self.parts.append(TrackPart(sched, lay, character, terrain, slice(nf, nf + n_free),
-                                        slice(ns, ns + n_seg), slice(nsmp, nsmp + n_smp), slice(nfp, nfp + len(tr))))
-            nf, ns, nsmp, nfp = nf + n_free, ns + n_seg, nsmp + n_smp, nfp + len(tr)
+                                        slice(nsmp, nsmp + n_smp)))
+            nf, nsmp = nf + n_free, nsmp + n_smp
         for key, values in cols.items():
             setattr(self, key, np.concatenate(values))
         self.n_free, self.n_tracks = nf, len(items)
         self.samples_per_segment = per_segment + 1
-        self.sample_segment = np.repeat(np.arange(ns), self.samples_per_segment)
+        self.sample_segment = np.repeat(np.arange(len(self.left)), self.samples_per_segment)
         self.free_track = np.concatenate([np.full(p.free.stop - p.free.start, i) for i, p in enumerate(self.parts)])
         self.coupled = self.right != self.left  # segments linking two free states (not a flight)
         # One matrix per segment from [left free state, right free state] to [start state, end state].

@@ -64,10 +64,6 @@ class SplineLayout:
         end = np.einsum("sij,sj->si", self.g_right, free[self.right]) + self.o_right
         return start, end
 
-    def knot_states(self, free):
-        start, end = self.segment_states(free)
-        return np.concatenate([start, end[-1:]], axis=0)
-
 
 def layout(schedule: Schedule) -> SplineLayout:
     knots = schedule.knot_times

@@ -58,10 +58,6 @@ class Track:
         """Indices sorting footprints by contact time, ties by foot name (a stable, canonical order)."""
         return np.lexsort((self.feet, self.contact))
 
-    @property
-    def stance(self) -> np.ndarray:
-        return self.liftoff - self.contact
-
 
 def make_track(feet, positions, headings, contact, liftoff, **kwargs) -> Track:
     return Track(

@@ -5,34 +5,35 @@ import math
 
 
 from ..solver import running
+from ..solver.running_attributes import natural_attributes
 from ..solver.running_cycle import running_cycle
 from ..solver.running_pelvis import LegGeometry
 from . import animation, bake
 from .rigs import bind
 
 RUN_KEY = "footprint_run"  # on the actions this makes: "in place" or "root motion"
-KNEE_BEND_AT_STRIKE = math.radians(10.0)
 LOOPS = 4
 
 
-def rig_leg_geometry(binding, character):
-    """RUNNER's leg lengths from the rig: thigh + shin, a knee bent 10 degrees at heel-strike."""
+def rig_leg_geometry(binding, character, knee_bend_degrees=10.0):
+    """RUNNER's leg lengths from the rig: thigh + shin, the knee bent at heel-strike by the attribute."""
     chain = character.ankle_reach / 0.995
     half = 0.5 * chain
-    heel_strike = math.sqrt(2 * half * half * (1 + math.cos(KNEE_BEND_AT_STRIKE)))
+    heel_strike = math.sqrt(2 * half * half * (1 + math.cos(math.radians(knee_bend_degrees))))
     ankle_height = character.ankle_offset[2]
     return LegGeometry(heel_strike + ankle_height, chain + ankle_height + 0.3 * character.foot_length,
                        character.foot_length)
 
 
-def bake_cycle(context, rig, params, in_place=True):
+def bake_cycle(context, rig, params, in_place=True, attributes=None):
     """Write one running stride for the rig; returns (strip, motion, cycle seconds)."""
     binding = bind(rig)
     character = bake.rig_character(binding)
-    legs = rig_leg_geometry(binding, character)
+    attributes = natural_attributes(params) if attributes is None else attributes
+    legs = rig_leg_geometry(binding, character, attributes.knee_bend_heel_strike)
     scene = context.scene
     fps = scene.render.fps / scene.render.fps_base
-    motion, _constraints, cycle = running_cycle(params, character, legs, fps, in_place=in_place)
+    motion, _constraints, cycle = running_cycle(params, character, legs, fps, attributes, in_place=in_place)
     rest = bake.world_rest(binding)
     targets = bake.bone_targets(binding, motion, rest)
     channels = {name: bake.local_transforms(rig, name, *target) for name, target in targets.items()}

@@ -10,7 +10,10 @@ import numpy as np
 from . import legs as legs_module
 from .character import Character
 from .motion import Motion
+from dataclasses import replace
+
 from .running import RunningParameters
+from .running_attributes import Attributes, natural_attributes
 from .running_pelvis import LegGeometry, StepConstraints, step
 from .schedule import build_schedule
 from .track import make_track
@@ -19,7 +22,7 @@ WARMUP_STEPS = 4  # footprints before the sampled cycle, so its feet arrive from
 
 
 def cycle_track(params: RunningParameters, constraints: StepConstraints, character: Character, steps: int,
-                step_width: float):
+                step_width: float, turn_out: float = 0.0):
     """Footprints under the running pelvis: footprint k lands at k t_step, one step length apart, its
     support point half a foot ahead of the heel, which lands `overstride` ahead of the pelvis."""
     k = np.arange(steps)
@@ -27,18 +30,23 @@ def cycle_track(params: RunningParameters, constraints: StepConstraints, charact
     x = np.where(feet == "L", -0.5 * step_width, 0.5 * step_width)
     y = k * params.step_length + constraints.overstride + 0.5 * character.foot_length
     contact = k * params.step_time
-    return make_track(feet, np.column_stack([x, y, np.zeros(steps)]), np.zeros(steps), contact,
+    headings = np.where(feet == "L", turn_out, -turn_out)  # toes turned outwards
+    return make_track(feet, np.column_stack([x, y, np.zeros(steps)]), headings, contact,
                       contact + constraints.t_stance, character=character.name)
 
 
 def running_cycle(params: RunningParameters, character: Character, legs: LegGeometry, fps: float,
-                  lateral: float = 0.025, torso_tilt: float = np.radians(6.0), in_place: bool = False):
-    """One stride (right step, then left) sampled at fps, exactly periodic: (times, Motion, cycle seconds).
+                  attributes: Attributes | None = None, in_place: bool = False):
+    """One stride (right step, then left) sampled at fps, exactly periodic: (Motion, constraints, cycle).
 
     Times start at a right heel-strike; the last sample is one full cycle later, equal to the first up to
-    the forward progress of one stride (removed entirely with in_place=True).
+    the forward progress of one stride (removed entirely with in_place=True). The attributes (§3.1.2)
+    shape it: overstride, bounciness, stride width, lateral displacement, torso tilt and sway, pelvic
+    rotation and list, foot turn-out, and the swing's knee flexion (how high the foot is carried).
     """
-    constraints = step(params, legs)
+    attributes = natural_attributes(params) if attributes is None else attributes
+    constraints = step(params, legs, overstride=attributes.overstride * params.body_height / 1.8,
+                       bounciness=attributes.bounciness)
     t_step = params.step_time
     cycle = 2.0 * t_step
     frames = max(2, int(round(cycle * fps)))
@@ -53,19 +61,25 @@ def running_cycle(params: RunningParameters, character: Character, legs: LegGeom
     fwd, up, v_fwd, v_up = constraints.pelvis(local)
     fwd = fwd + (WARMUP_STEPS + index) * params.step_length
     side = np.where(index % 2 == 0, 1.0, -1.0)  # right stance: the body shifts right (+X)
-    phase = np.pi * (local - 0.5 * constraints.t_stance) / t_step
-    lat = lateral * side * np.cos(phase)
+    phase = np.pi * (local - 0.5 * constraints.t_stance) / t_step  # 0 at mid-support
+    lat = attributes.lateral_displacement * side * np.cos(phase)  # most at mid-support (§3.2, Fig. 7)
     hip_drop = float(character.hip_offsets[:, 2].mean())
     com = np.column_stack([lat, fwd, up - hip_drop])
     acc_up = np.gradient(v_up, times)
-    yaw = np.zeros(len(times))
-    pitch = np.full(len(times), -torso_tilt)  # leaning forward lowers the front
-    roll = np.zeros(len(times))
+    # Pelvic rotation: most at toe-off, none at mid-support, swinging the stance hip back (Fig. 7); list
+    # and sway: most at mid-support, towards the stance side.
+    yaw = np.radians(attributes.pelvic_rotation) * side * np.sin(phase)
+    pitch = np.full(len(times), -np.radians(attributes.torso_tilt))  # leaning forward lowers the front
+    roll = np.radians(attributes.pelvic_list + attributes.torso_sway) * side * np.cos(phase)
     from .orientation import rotation_matrices
 
     rot = rotation_matrices(yaw, pitch, roll)
     hips = com[:, None, :] + np.einsum("nij,lj->nli", rot, character.hip_offsets)
-    track = cycle_track(params, constraints, character, WARMUP_STEPS + 4, 2.0 * abs(character.hip_offsets[0, 0]))
+    track = cycle_track(params, constraints, character, WARMUP_STEPS + 4, attributes.stride_width,
+                        np.radians(attributes.foot_turn_out))
+    # The more the knee folds in swing, the higher the foot is carried (60 to 140 degrees: 5 to 25 % of l_nom).
+    carry = 0.05 + 0.2 * (attributes.knee_flexion_swing - 60.0) / 80.0
+    character = replace(character, swing_clearance=carry)
     schedule = build_schedule(track, character)
     targets = legs_module.leg_targets(schedule, character, times, hips)
     feet = targets.position

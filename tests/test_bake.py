@@ -300,7 +300,7 @@ def test_running_cycle_with_root_motion_plants_feet_and_flies_ballistically(addo
     params = running.natural(12.0)
     cycle_module = sys.modules[f"{addon}.solver.running_cycle"]
     motion, constraints, _cycle = cycle_module.running_cycle(
-        params, character, running_bake.rig_leg_geometry(binding, character), 60.0)
+        params, character, running_bake.rig_leg_geometry(binding, character, 10.5), 60.0)
     frames = bpy.context.scene.frame_start + motion.times * 60.0
     points = evaluated_at(rig_scene, frames, ["torso", "DEF-toe.R", "DEF-toe.L"])
     for leg, column in ((0, 2), (1, 1)):  # legs in the character's order (L, R)

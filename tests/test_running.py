@@ -146,3 +146,31 @@ def test_overstride_falls_with_velocity():
     slow = running_pelvis.step(running.natural(10.0), legs)
     fast = running_pelvis.step(running.natural(20.0), legs)
     assert fast.overstride < slow.overstride
+
+
+from footprint_locomotion.solver import running_attributes as attrs  # noqa: E402
+
+
+def test_nineteen_attributes_with_the_papers_couplings():
+    assert len(attrs.ATTRIBUTE_NAMES) == 19
+    groups = [attrs.RANGES[n][3] for n in attrs.ATTRIBUTE_NAMES]
+    assert (groups.count("arms"), groups.count("torso"), groups.count("pelvis"), groups.count("legs")) == (5, 2, 3, 9)
+    slow, fast = running.natural(9.0), running.natural(24.0)
+    a_slow, a_fast = attrs.natural_attributes(slow), attrs.natural_attributes(fast)
+    assert a_fast.overstride < a_slow.overstride  # overstride falls with velocity
+    assert a_fast.pelvic_rotation > a_slow.pelvic_rotation  # pelvic rotation grows with step length
+    assert a_fast.knee_angle_toe_off < a_slow.knee_angle_toe_off  # falls with step length
+    high = running.change(slow, "flight_height", slow.flight_height * 3.0)
+    assert attrs.natural_attributes(high).bounciness > a_slow.bounciness  # grows with flight height
+    wide = attrs.natural_attributes(slow, stride_width=0.25)
+    assert wide.lateral_displacement > a_slow.lateral_displacement  # coupled to stride width
+    quick = running.change(slow, "step_frequency", 215.0, locked=("velocity",))
+    assert attrs.natural_attributes(quick).lateral_displacement < a_slow.lateral_displacement  # falls with sf
+    chosen = attrs.natural_attributes(fast, overstride=0.2)
+    assert chosen.overstride == 0.2  # a value the user set stays
+    hidden = a_fast.hidden(fast)
+    assert hidden["ankle_toe_off"] > a_slow.hidden(slow)["ankle_toe_off"]
+    with pytest.raises(running.RunningError, match="bounciness must be within"):
+        attrs.natural_attributes(slow, bounciness=3.0)
+    with pytest.raises(running.RunningError, match="unknown running attributes: wings"):
+        attrs.natural_attributes(slow, wings=1.0)

@@ -2,9 +2,13 @@
 
 import bpy
 
-from . import cli, operators, properties, ui
+import os
 
-classes = properties.classes + operators.classes + ui.classes
+from . import cli, operators, properties, running_settings, ui
+
+classes = running_settings.classes + properties.classes + operators.classes + ui.classes
+# The extension root: Blender looks for presets/<subdir> below each registered preset path.
+PRESET_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def register():
@@ -13,9 +17,11 @@ def register():
     properties.attach()
     ui.register()
     cli.register()
+    bpy.utils.register_preset_path(PRESET_ROOT)  # jog, sprint, bouncy run; users add their own beside them
 
 
 def unregister():
+    bpy.utils.unregister_preset_path(PRESET_ROOT)
     cli.unregister()
     ui.unregister()
     properties.detach()

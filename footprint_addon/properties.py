@@ -6,6 +6,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, PointerProperty
 from ..solver.character import ALL_FEET, PRESETS
 from ..solver.timing import GAITS
 from . import scene_io
+from .running_settings import RunningSettings
 
 FOOT_ITEMS = [
     ("L", "Left", "Left foot"),
@@ -101,6 +102,7 @@ ATTACHED = (
     (bpy.types.Object, "footprint", FootprintProperties),
     (bpy.types.Collection, "footprint_track", TrackProperties),
     (bpy.types.Scene, "footprint", SceneProperties),
+    (bpy.types.Scene, "footprint_running", RunningSettings),
 )
 
 

@@ -316,3 +316,44 @@ def test_running_cycle_with_root_motion_plants_feet_and_flies_ballistically(addo
     inner = flying[1:-1] & flying[:-2] & flying[2:]
     assert inner.sum() >= 3
     assert np.abs(acc[inner] + 9.81).max() <= 0.02 * 9.81  # the pelvis flies on a parabola
+
+
+def test_running_panel_keeps_the_equations_and_previews_live(addon, rig_scene):
+    settings = bpy.context.scene.footprint_running
+    settings.live = False
+    settings.velocity_kmh = 12.0
+    assert settings.step_length == pytest.approx(1.07, abs=0.01)
+    assert settings.step_frequency == pytest.approx(187, abs=1)
+    settings.lock_velocity = True
+    settings.step_frequency = 210.0
+    assert settings.step_length == pytest.approx(0.95, abs=0.01) and settings.velocity_kmh == pytest.approx(12.0)
+    settings.lock_velocity = False
+    overstride_before = settings.overstride
+    settings.bounciness = 0.9  # set by hand: stays
+    settings.velocity_kmh = 20.0
+    assert settings.bounciness == pytest.approx(0.9)
+    assert settings.overstride < overstride_before  # not set by hand: follows the velocity (falls)
+    settings.rig = rig_scene
+    settings.live = True
+    settings.velocity_kmh = 15.0  # live: the rig's running cycle is re-made at once
+    tracks = [t for t in rig_scene.animation_data.nla_tracks if t.name.startswith("Footprints: run cycle")]
+    assert len(tracks) == 1 and "15.0 km/h" in tracks[0].strips[0].action.name
+    settings.velocity_kmh = 16.0
+    tracks = [t for t in rig_scene.animation_data.nla_tracks if t.name.startswith("Footprints: run cycle")]
+    assert len(tracks) == 1 and "16.0 km/h" in tracks[0].strips[0].action.name  # replaced, not added
+    assert bpy.ops.footprint.running_reset() == {"FINISHED"}
+    assert settings.chosen == "" and settings.bounciness != pytest.approx(0.9)
+
+
+def test_running_presets_ship_and_users_can_add(addon, rig_scene, tmp_path):
+    settings = bpy.context.scene.footprint_running
+    settings.live = False
+    sprint = bpy.utils.preset_find("sprint", "footprint_running")
+    assert sprint and sprint.endswith("sprint.py")
+    bpy.ops.script.execute_preset(filepath=sprint, menu_idname="FOOTPRINT_MT_running_presets")
+    assert settings.velocity_kmh == pytest.approx(26.0)
+    assert settings.step_length == pytest.approx(0.1394 + 0.00565 * 400.0, abs=1e-3)  # beyond v_norm: constant
+    settings.velocity_kmh = 10.5
+    assert bpy.ops.footprint.running_preset_add(name="My Jog") == {"FINISHED"}
+    mine = bpy.utils.preset_find("My Jog", "footprint_running", display_name=True)
+    assert mine and "settings.velocity_kmh = 10.5" in open(mine).read()

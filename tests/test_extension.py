@@ -11,9 +11,10 @@ from conftest import ROOT, run_blender_ext
 OPERATORS = [
     "track_new", "add_on_terrain", "add_at_cursor", "conform", "generate_along_curve",
     "retime", "mirror", "delete", "import_json", "export_json", "bake", "setup_leg_ik", "preview", "run_cycle",
+    "running_apply", "running_reset", "running_preset_add",
 ]
 PANELS = ["FOOTPRINT_PT_track", "FOOTPRINT_PT_place", "FOOTPRINT_PT_edit", "FOOTPRINT_PT_rig",
-          "FOOTPRINT_PT_footprint", "FOOTPRINT_PT_timing"]
+          "FOOTPRINT_PT_running", "FOOTPRINT_PT_running_attributes", "FOOTPRINT_PT_footprint", "FOOTPRINT_PT_timing"]
 
 
 def object_menu_hooks():
@@ -42,8 +43,9 @@ def test_zip_holds_only_the_extension(built_zip):
     names = zipfile.ZipFile(built_zip).namelist()
     assert "blender_manifest.toml" in names and "__init__.py" in names and "__main__.py" in names
     assert "footprint_addon/operators/place.py" in names and "solver/track.py" in names
-    allowed_roots = {"blender_manifest.toml", "__init__.py", "__main__.py", "solver", "footprint_addon"}
+    allowed_roots = {"blender_manifest.toml", "__init__.py", "__main__.py", "solver", "footprint_addon", "presets"}
     assert {n.split("/")[0] for n in names} <= allowed_roots, names
+    assert "presets/footprint_running/sprint.py" in names
     assert all(n.endswith((".py", ".toml")) for n in names), names
 
 
@@ -61,7 +63,7 @@ def test_operators_are_undoable_and_searchable(addon):
     for op in OPERATORS:
         cls = bpy.types.Operator.bl_rna_get_subclass_py(f"FOOTPRINT_OT_{op}")
         assert "REGISTER" in cls.bl_options, op
-        if op != "export_json":  # writing a file changes nothing in the scene to undo
+        if op not in ("export_json", "running_preset_add"):  # they write files, nothing in the scene to undo
             assert "UNDO" in cls.bl_options, op
         assert cls.__doc__, f"{op} needs a description for F3 search and tooltips"
 
@@ -76,6 +78,7 @@ def test_disable_leaves_nothing_behind_and_enable_restores(addon, clean):
             assert not hasattr(owner, attribute)
         assert bpy.types.Operator.bl_rna_get_subclass_py("FOOTPRINT_OT_track_new") is None
         assert object_menu_hooks() == []
+        assert not hasattr(bpy.types.Scene, "footprint_running")
         lists = [getattr(bpy.app.handlers, name) for name in dir(bpy.app.handlers) if not name.startswith("_")]
         handlers = [h for lst in lists if isinstance(lst, list) for h in lst]
         assert not [h for h in handlers if "footprint" in getattr(h, "__module__", "")]

@@ -104,6 +104,58 @@ def report_lines(text):
     return lines
 
 
+class FOOTPRINT_PT_running(_FootprintsPanel, bpy.types.Panel):
+    bl_label = "Running"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw_header_preset(self, context):
+        row = self.layout.row(align=True)
+        row.menu("FOOTPRINT_MT_running_presets", text="Presets")
+        row.operator("footprint.running_preset_add", text="", icon="ADD")
+        row.operator("footprint.running_preset_add", text="", icon="REMOVE").remove_active = True
+
+    def draw(self, context):
+        settings = context.scene.footprint_running
+        layout = self.layout
+        layout.prop(settings, "rig")
+        row = layout.row(align=True)
+        row.prop(settings, "live")
+        row.prop(settings, "in_place")
+        col = layout.column(align=True)
+        for name, prop in (("velocity", "velocity_kmh"), ("step_length", "step_length"),
+                           ("step_frequency", "step_frequency"), ("flight_height", "flight_height")):
+            row = col.row(align=True)
+            sub = row.row(align=True)
+            sub.enabled = not getattr(settings, f"lock_{name}")
+            sub.prop(settings, prop)
+            row.prop(settings, f"lock_{name}", text="", icon="LOCKED" if getattr(settings, f"lock_{name}") else "UNLOCKED")
+        layout.prop(settings, "level")
+        layout.prop(settings, "body_height")
+        if settings.error:
+            layout.label(text=settings.error, icon="ERROR")
+        layout.operator("footprint.running_apply", icon="MOD_TIME")
+
+
+class FOOTPRINT_PT_running_attributes(_FootprintsPanel, bpy.types.Panel):
+    bl_label = "Attributes"
+    bl_parent_id = "FOOTPRINT_PT_running"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        from ...solver.running_attributes import ATTRIBUTE_NAMES, RANGES
+
+        settings = context.scene.footprint_running
+        chosen = set(settings.chosen.split(","))
+        for group in ("arms", "torso", "pelvis", "legs"):
+            box = self.layout.box()
+            box.label(text=group.title())
+            col = box.column(align=True)
+            for name in ATTRIBUTE_NAMES:
+                if RANGES[name][3] == group:
+                    col.prop(settings, name, icon="PINNED" if name in chosen else "NONE")
+        self.layout.operator("footprint.running_reset", icon="LOOP_BACK")
+
+
 class FOOTPRINT_PT_footprint(_FootprintsPanel, bpy.types.Panel):
     bl_label = "Footprint"
 
@@ -177,7 +229,8 @@ MENU_OPERATORS = (
     "footprint.track_new", "footprint.add_on_terrain", "footprint.add_at_cursor",
     "footprint.generate_along_curve", "footprint.conform", "footprint.retime", "footprint.mirror",
     "footprint.delete", "footprint.import_json", "footprint.export_json", "footprint.bake",
-    "footprint.setup_leg_ik", "footprint.preview", "footprint.run_cycle",
+    "footprint.setup_leg_ik", "footprint.preview", "footprint.run_cycle", "footprint.running_apply",
+    "footprint.running_reset", "footprint.running_preset_add",
 )
 
 
@@ -185,6 +238,6 @@ def draw_object_menu(self, context):
     self.layout.menu(FOOTPRINT_MT_tools.bl_idname)
 
 
-classes = (FOOTPRINT_PT_track, FOOTPRINT_PT_place, FOOTPRINT_PT_edit, FOOTPRINT_PT_rig, FOOTPRINT_PT_footprint,
-           FOOTPRINT_PT_timing, FOOTPRINT_MT_tools)
+classes = (FOOTPRINT_PT_track, FOOTPRINT_PT_place, FOOTPRINT_PT_edit, FOOTPRINT_PT_rig, FOOTPRINT_PT_running,
+           FOOTPRINT_PT_running_attributes, FOOTPRINT_PT_footprint, FOOTPRINT_PT_timing, FOOTPRINT_MT_tools)
 MENU_HOOKS = ((bpy.types.VIEW3D_MT_object, draw_object_menu),)

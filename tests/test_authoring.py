@@ -258,3 +258,19 @@ def test_import_fills_heights_from_terrain_and_keeps_explicit_character(terrain,
     out = tmp_path / "out.json"
     bpy.ops.footprint.export_json(filepath=str(out))
     assert json.loads(out.read_text())["character"] == doc["character"]
+
+
+def test_runner_run_along_a_curve_takes_its_stride_from_the_equations(clean):
+    circle = bezier_circle(radius=8.0)
+    assert bpy.ops.footprint.generate_along_curve(curve=circle.name, runner=True, speed_kmh=14.0,
+                                                  step_width=0.15) == {"FINISHED"}
+    objs = footprint_objects()
+    centre = np.array([(o.location.x, o.location.y) for o in objs])
+    gaps = np.linalg.norm(np.diff(centre, axis=0), axis=1)
+    v = 14.0 * 1000 / 60
+    step_length = 0.1394 + 0.00465 * v  # B&C eq. 2
+    assert np.median(gaps) == pytest.approx(step_length, rel=0.02)
+    contacts = np.array([o.footprint.contact for o in objs])
+    assert np.allclose(np.diff(contacts), 60.0 / (v / step_length), atol=1e-4)  # one step every 1 / sf
+    assert all(a.footprint.liftoff < b.footprint.contact for a, b in zip(objs, objs[1:]))  # flights
+    assert bpy.context.scene.footprint.active_track.footprint_track.gait == "run"

@@ -5,6 +5,7 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from mathutils import geometry
 
+from ...solver import running
 from ...solver.character import preset
 from ...solver.footpath import footprints_along_path
 from ...solver.errors import PathError
@@ -65,6 +66,10 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
     fill: BoolProperty(name="Fill Curve", default=True, description="As many steps as fit on the curve")
     steps: IntProperty(name="Steps", default=8, min=1, soft_max=200, description="Number of footprints")
     gait: EnumProperty(name="Gait", items=GAIT_ITEMS, default="walk")
+    runner: BoolProperty(name="RUNNER Run", default=False,
+                         description="Step length and timing from Bruderlin and Calvert's running equations at "
+                                     "the speed below (overrides step length and gait)")
+    speed_kmh: FloatProperty(name="Speed (km/h)", default=12.0, min=3.0, max=40.0)
     character: EnumProperty(name="Character", items=PRESET_ITEMS, default="human")
     new_track: BoolProperty(name="New Track", default=True,
                             description="Make a new track; off: replace the active track's footprints")
@@ -87,15 +92,19 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
         depsgraph = context.evaluated_depsgraph_get()
         character = preset(self.character)
         try:
+            stride = running.natural(self.speed_kmh) if self.runner else None
             points = curve_polyline(curve, depsgraph)
             positions, headings, feet = footprints_along_path(
-                points, self.step_length, self.step_width, self.start_foot,
-                None if self.fill else self.steps, together=self.gait == "hop",
+                points, stride.step_length if stride else self.step_length, self.step_width, self.start_foot,
+                None if self.fill else self.steps, together=self.gait == "hop" and not stride,
             )
-            contact, liftoff = timing_for_sequence(
-                positions, self.gait, character.time_unit, character.leg_length_nominal, self.start_time,
-                group_size=2 if self.gait == "hop" else 1,
-            )
+            if stride:  # B&C 1996 eqs. 1-6: a step every 1/sf, stance = step time - flight time
+                contact, liftoff = running.steady_timing(stride, len(positions), self.start_time)
+            else:
+                contact, liftoff = timing_for_sequence(
+                    positions, self.gait, character.time_unit, character.leg_length_nominal, self.start_time,
+                    group_size=2 if self.gait == "hop" else 1,
+                )
             track = make_track(feet, positions, headings, contact, liftoff, character=self.character)
             validate(track, allowed_feet=character.feet)
             tilt = None
@@ -107,13 +116,15 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
             self.report({"ERROR"}, f"Curve {curve.name!r}: {exc}")
             return {"CANCELLED"}
         if self.new_track:
-            coll = scene_io.new_track(context, f"{curve.name} footprints", self.character, terrain, self.gait)
+            gait = "run" if self.runner else self.gait
+            coll = scene_io.new_track(context, f"{curve.name} footprints", self.character, terrain, gait)
         else:
             coll = old
             for obj in scene_io.footprints(coll):
                 bpy.data.objects.remove(obj)
             settings = coll.footprint_track
-            settings.character, settings.character_json, settings.gait = self.character, "", self.gait
+            settings.character, settings.character_json = self.character, ""
+            settings.gait = "run" if self.runner else self.gait
             settings.terrain = terrain
         scene_io.write_track(coll, track, tilt=tilt)
         self.report({"INFO"}, f"{len(track)} footprints along {curve.name} in {coll.name!r}")

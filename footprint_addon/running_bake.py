@@ -22,7 +22,7 @@ def rig_leg_geometry(binding, character, knee_bend_degrees=10.0):
     heel_strike = math.sqrt(2 * half * half * (1 + math.cos(math.radians(knee_bend_degrees))))
     ankle_height = character.ankle_offset[2]
     return LegGeometry(heel_strike + ankle_height, chain + ankle_height + 0.3 * character.foot_length,
-                       character.foot_length)
+                       character.foot_length, chain, ankle_height)
 
 
 def bake_cycle(context, rig, params, in_place=True, attributes=None):

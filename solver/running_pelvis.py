@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -25,6 +25,8 @@ from .character import GRAVITY
 from .running import RunningError, RunningParameters, flight_height
 
 MID_SUPPORT_FORWARD = 0.8  # x at mid-support: 0.8 of the average forward position (§3.2)
+ANKLE_FROM_HEEL = 0.25  # of the foot's length
+SHORTEST_LEG = 0.7  # of the reach: a stance leg folded more than this makes the pelvis rise (recovery)
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,8 @@ class LegGeometry:
     heel_strike_length: float  # hip to heel at impact, knee slightly bent (m)
     toe_off_length: float  # toe to pelvis at toe-off, leg extended (rad in eq. 8, m)
     foot_length: float  # heel to toe (m)
+    reach: float = 0.0  # thigh + shank: the longest hip-to-ankle distance (m); 0: no recovery checks
+    ankle_height: float = 0.0  # ankle above the ground with the foot flat (m)
 
     @classmethod
     def for_height(cls, body_height: float, knee_bend_degrees: float = 10.0):
@@ -40,7 +44,7 @@ class LegGeometry:
         foot = 0.15 * body_height
         bend = math.radians(knee_bend_degrees)
         heel_strike = math.sqrt(thigh**2 + shank**2 + 2 * thigh * shank * math.cos(bend))
-        return cls(heel_strike, thigh + shank + 0.55 * foot, foot)
+        return cls(heel_strike, thigh + shank + 0.55 * foot, foot, thigh + shank, 0.045 * body_height)
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,10 @@ def step(params: RunningParameters, legs: LegGeometry, overstride: float | None 
     if overstride is None:
         overstride = float(np.clip(0.22 - 0.00045 * params.velocity, 0.06, 0.22)) * params.body_height / 1.8
     y2 = math.sqrt(legs.heel_strike_length**2 - overstride**2)
+    if legs.reach > 0:  # recovery at impact: the landing leg reaches its ankle (hip not too high)
+        ahead = overstride + ANKLE_FROM_HEEL * legs.foot_length
+        if ahead < legs.reach:
+            y2 = min(y2, legs.ankle_height + math.sqrt(legs.reach**2 - ahead**2))
     x0 = 0.0
     x2 = x0 + params.step_length  # the pelvis one step later, over the other heel
     x_toe = x0 + overstride + legs.foot_length  # the stance foot's toe (heel at x0 + overstride)
@@ -144,8 +152,40 @@ def step(params: RunningParameters, legs: LegGeometry, overstride: float | None 
     landing = abs(launch - GRAVITY * t_flight)
     y_mid = min(y_mid, y2 - landing * 0.5 * t_stance / 3.0, y1 - launch * 0.5 * t_stance / 3.0)
     x_mid = x0 + MID_SUPPORT_FORWARD * 0.5 * (x1 - x0)
-    return StepConstraints(params, overstride, bounciness, x0, y2, x1, y1, x_toe, t_stance, t_flight, h_flight,
-                           y_mid, x_mid)
+    constraints = StepConstraints(params, overstride, bounciness, x0, y2, x1, y1, x_toe, t_stance, t_flight,
+                                  h_flight, y_mid, x_mid)
+    return recover(constraints, legs) if legs.reach > 0 else constraints
+
+
+def stance_leg_lengths(constraints: StepConstraints, legs: LegGeometry, samples: int = 41):
+    """Hip-to-ankle distance of the stance leg while its foot is flat (until the hip passes over the ankle,
+    when the heel may lift, §3.3.1): times and lengths."""
+    ankle = np.array([constraints.x0 + constraints.overstride + ANKLE_FROM_HEEL * legs.foot_length,
+                      legs.ankle_height])
+    t = np.linspace(0.0, constraints.t_stance, samples)
+    x, y, _vx, _vy = constraints.pelvis(t)
+    flat = x <= ankle[0]
+    return t[flat], np.hypot(x[flat] - ankle[0], y[flat] - ankle[1])
+
+
+def recover(constraints: StepConstraints, legs: LegGeometry, rounds: int = 8) -> StepConstraints:
+    """The automatic recoveries of §3.3 at the pelvis: a stance leg that would have to stretch beyond
+    thigh + shank lowers the pelvis at mid-support (hip too high); one folded shorter than SHORTEST_LEG of
+    it raises the pelvis (hip too low). Toe stubbing in swing is prevented where the swing is planned
+    (legs.py lifts the whole sole clear of the ground)."""
+    for _ in range(rounds):
+        _t, lengths = stance_leg_lengths(constraints, legs)
+        if lengths.size == 0:
+            break
+        too_long = lengths.max() - legs.reach
+        too_short = SHORTEST_LEG * legs.reach - lengths.min()
+        if too_long > 1e-6:
+            constraints = replace(constraints, y_mid=constraints.y_mid - 1.5 * too_long)
+        elif too_short > 1e-6:
+            constraints = replace(constraints, y_mid=constraints.y_mid + 1.5 * too_short)
+        else:
+            break
+    return constraints
 
 
 def _newton_case_two(height, x2, y2, x_toe, rad, v, start, iterations=50):

@@ -174,3 +174,26 @@ def test_nineteen_attributes_with_the_papers_couplings():
         attrs.natural_attributes(slow, bounciness=3.0)
     with pytest.raises(running.RunningError, match="unknown running attributes: wings"):
         attrs.natural_attributes(slow, wings=1.0)
+
+
+def test_recoveries_keep_the_stance_leg_within_reach():
+    params = running.natural(12.0)
+    legs = running_pelvis.LegGeometry.for_height(1.8)
+    # A big overstride with a stiff knee at impact would over-stretch the landing leg: the pelvis drops.
+    short_legs = running_pelvis.LegGeometry(legs.heel_strike_length, legs.toe_off_length, legs.foot_length,
+                                            legs.reach * 0.93, legs.ankle_height)
+    plain = running_pelvis.step(params, running_pelvis.LegGeometry(
+        short_legs.heel_strike_length, short_legs.toe_off_length, short_legs.foot_length), overstride=0.28)
+    _t, before = running_pelvis.stance_leg_lengths(plain, short_legs)
+    assert before.max() > short_legs.reach  # the hip would be too high
+    fixed = running_pelvis.step(params, short_legs, overstride=0.28)
+    _t, after = running_pelvis.stance_leg_lengths(fixed, short_legs)
+    assert after.max() <= short_legs.reach + 1e-3 and fixed.y_mid < plain.y_mid
+    # A mid-support sunk so deep that the stance leg would fold (extreme attributes): the pelvis rises.
+    normal = running_pelvis.step(params, legs)
+    deep = running_pelvis.replace(normal, y_mid=0.45)
+    _t, folded = running_pelvis.stance_leg_lengths(deep, legs)
+    assert folded.min() < running_pelvis.SHORTEST_LEG * legs.reach  # the hip would be too low
+    raised = running_pelvis.recover(deep, legs)
+    _t, lengths = running_pelvis.stance_leg_lengths(raised, legs)
+    assert lengths.min() >= running_pelvis.SHORTEST_LEG * legs.reach - 1e-3 and raised.y_mid > deep.y_mid

@@ -9,6 +9,7 @@ from ..solver.running_attributes import natural_attributes
 from ..solver.running_cycle import running_cycle
 from ..solver.running_pelvis import LegGeometry
 from . import animation, bake
+from .running_upper_body import upper_body_channels
 from .rigs import bind
 
 RUN_KEY = "footprint_run"  # on the actions this makes: "in place" or "root motion"
@@ -41,6 +42,9 @@ def bake_cycle(context, rig, params, in_place=True, attributes=None):
     mode = "in place" if in_place else "root motion"
     name = f"Run {running.kmh(params.velocity):.1f} km/h ({mode})"
     writer = bake.write_action(rig, binding, name, frames, channels)
+    for bone, quaternion in upper_body_channels(rig, binding, motion, attributes).items():
+        for k in range(4):
+            writer.write(f'pose.bones["{bone}"].rotation_quaternion', k, frames, quaternion[:, k], group=bone)
     writer.action[RUN_KEY] = mode
     writer.action[bake.RIG_KEY] = rig.name
     if in_place:

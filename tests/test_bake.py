@@ -357,3 +357,31 @@ def test_running_presets_ship_and_users_can_add(addon, rig_scene, tmp_path):
     assert bpy.ops.footprint.running_preset_add(name="My Jog") == {"FINISHED"}
     mine = bpy.utils.preset_find("My Jog", "footprint_running", display_name=True)
     assert mine and "settings.velocity_kmh = 10.5" in open(mine).read()
+
+
+def test_running_upper_body_swings_arms_with_the_opposite_hip(addon, rig_scene):
+    bpy.context.scene.render.fps = 60
+    assert bpy.ops.footprint.run_cycle(rig="rig", speed_kmh=14.0, in_place=True) == {"FINISHED"}
+    running = sys.modules[f"{addon}.solver.running"]
+    attributes = sys.modules[f"{addon}.solver.running_attributes"].natural_attributes(running.natural(14.0))
+    cycle = 2 * 60.0 / running.natural(14.0).step_frequency
+    frames = 1 + np.linspace(0, cycle * 60.0, 24, endpoint=False)
+    names = ["DEF-upper_arm.L", "DEF-forearm.L", "DEF-hand.L", "DEF-shoulder.L", "DEF-foot.R", "DEF-thigh.R",
+             "DEF-upper_arm.R", "DEF-shoulder.R", "DEF-hand.R", "DEF-foot.L", "DEF-thigh.L"]
+    p = evaluated_at(rig_scene, frames, names)
+    forward = np.array([0.0, 1.0, 0.0])  # the run goes along +Y
+    for hand, shoulder, foot, hip in ((2, 3, 4, 5), (8, 7, 9, 10)):  # each arm against the opposite leg
+        hand_ahead = (p[:, hand] - p[:, shoulder]) @ forward
+        foot_ahead = (p[:, foot] - p[:, hip]) @ forward
+        assert np.corrcoef(hand_ahead, foot_ahead)[0, 1] > 0.8
+    upper = p[:, 1] - p[:, 0]
+    lower = p[:, 2] - p[:, 1]
+    elbow = np.degrees(np.arccos(np.einsum("nd,nd->n", upper, lower)
+                                 / (np.linalg.norm(upper, axis=1) * np.linalg.norm(lower, axis=1))))
+    assert np.abs(elbow - attributes.elbow_flexion).max() < 12.0
+    # The shoulders turn against the hips.
+    shoulders = p[:, 3] - p[:, 7]
+    hips = p[:, 10] - p[:, 5]
+    shoulder_yaw = np.arctan2(shoulders[:, 1], shoulders[:, 0])
+    hip_yaw = np.arctan2(hips[:, 1], hips[:, 0])
+    assert np.ptp(shoulder_yaw) > np.radians(2.0) and np.corrcoef(shoulder_yaw, hip_yaw)[0, 1] < -0.5

@@ -35,6 +35,31 @@ def cycle_track(params: RunningParameters, constraints: StepConstraints, charact
                       contact + constraints.t_stance, character=character.name)
 
 
+def rock_onto_flat(targets, schedule, times, half_foot, strike, flat_after):
+    """Early stance (§3.3.1): the foot lands with its toes up and rolls about the heel (strike > 0, a heel
+    strike) or lands heel up and rolls about the ball (strike < 0, a toe strike), flat by mid-support.
+    Changes the targets in place; the point the foot rolls about stays where it landed."""
+    tr = schedule.track
+    for leg in range(targets.position.shape[1]):  # a handful of legs
+        on = targets.contact[:, leg]
+        fp = np.where(on, targets.footprint[:, leg], 0)
+        since = times - tr.contact[fp]
+        rolling = on & (since < flat_after)
+        if not rolling.any():
+            continue
+        angle = strike * (1.0 - since[rolling] / flat_after)  # about the foot's own X axis
+        rot = targets.rotation[rolling, leg]
+        pos = targets.position[rolling, leg]
+        sign = np.sign(strike)
+        pivot = pos - sign * half_foot * rot[:, :, 1]  # the heel for a heel strike, the ball for a toe strike
+        c, s_ = np.cos(angle), np.sin(angle)
+        z, o = np.zeros_like(c), np.ones_like(c)
+        rx = np.stack([o, z, z, z, c, -s_, z, s_, c], axis=-1).reshape(-1, 3, 3)
+        new_rot = rot @ rx
+        targets.rotation[rolling, leg] = new_rot
+        targets.position[rolling, leg] = pivot + sign * half_foot * new_rot[:, :, 1]
+
+
 def running_cycle(params: RunningParameters, character: Character, legs: LegGeometry, fps: float,
                   attributes: Attributes | None = None, in_place: bool = False):
     """One stride (right step, then left) sampled at fps, exactly periodic: (Motion, constraints, cycle).
@@ -82,6 +107,8 @@ def running_cycle(params: RunningParameters, character: Character, legs: LegGeom
     character = replace(character, swing_clearance=carry)
     schedule = build_schedule(track, character)
     targets = legs_module.leg_targets(schedule, character, times, hips)
+    strike = np.radians(attributes.hidden(params)["ankle_impact"])
+    rock_onto_flat(targets, schedule, times, 0.5 * character.foot_length, strike, 0.5 * constraints.t_stance)
     feet = targets.position
     if in_place:
         progress = np.column_stack([np.zeros(len(times)), (times - start) * params.velocity / 60.0,

@@ -303,12 +303,22 @@ def test_running_cycle_with_root_motion_plants_feet_and_flies_ballistically(addo
         params, character, running_bake.rig_leg_geometry(binding, character, 10.5), 60.0)
     frames = bpy.context.scene.frame_start + motion.times * 60.0
     points = evaluated_at(rig_scene, frames, ["torso", "DEF-toe.R", "DEF-toe.L"])
+    flat_from = 0.5 * constraints.t_stance  # before mid-support the foot rolls onto its sole about the heel
+    half = 0.5 * character.foot_length
+    ankles = evaluated_at(rig_scene, frames, ["DEF-foot.L", "DEF-foot.R"])
     for leg, column in ((0, 2), (1, 1)):  # legs in the character's order (L, R)
         for fp in np.unique(motion.footprint[:, leg][motion.contact[:, leg]]):
             on = motion.contact[:, leg] & (motion.footprint[:, leg] == fp)
-            if on.sum() > 1:
-                balls = points[on, column]
+            landed = motion.times[on][0] if on.any() else 0.0
+            flat = on & (motion.times - landed >= flat_from - 1e-9)
+            if flat.sum() > 1:
+                balls = points[flat, column]
                 assert np.linalg.norm(balls - balls[0], axis=1).max() <= 1e-3  # the stance foot stays put
+            rolling = on & ~flat
+            if rolling.sum() > 1:  # the heel stays put while the foot rolls: the ankle keeps its distance
+                heel = motion.feet[rolling, leg][0] - half * motion.foot_rotation[rolling, leg][0][:, 1]
+                reach = np.linalg.norm(ankles[rolling, leg] - heel, axis=1)
+                assert np.ptp(reach) <= 1e-3
     flying = ~motion.contact.any(axis=1)
     t = motion.times
     z = points[:, 0, 2]

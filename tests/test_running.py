@@ -197,3 +197,27 @@ def test_recoveries_keep_the_stance_leg_within_reach():
     raised = running_pelvis.recover(deep, legs)
     _t, lengths = running_pelvis.stance_leg_lengths(raised, legs)
     assert lengths.min() >= running_pelvis.SHORTEST_LEG * legs.reach - 1e-3 and raised.y_mid > deep.y_mid
+
+
+def test_heel_and_toe_strike_roll_onto_the_sole_about_the_contact_point():
+    from footprint_locomotion.solver import character, running_cycle
+
+    human = character.preset("human")
+    legs = running_pelvis.LegGeometry.for_height(1.8)
+    for toe_strike in (0.0, 1.0):
+        params = running.natural(12.0)
+        a = attrs.natural_attributes(params, toe_strike=toe_strike)
+        motion, constraints, _cycle = running_cycle.running_cycle(params, human, legs, 240.0, a)
+        half = 0.5 * human.foot_length
+        leg = 1  # the right foot lands at t = 0
+        on = motion.contact[:, leg] & (motion.footprint[:, leg] == motion.footprint[0, leg])
+        rot = motion.foot_rotation[on, leg]
+        pitch = np.degrees(np.arctan2(rot[:, 2, 1], rot[:, 1, 1]))  # toes above (+) or below the sole line
+        expected = a.hidden(params)["ankle_impact"]
+        assert pitch[0] == pytest.approx(expected, abs=0.5)  # heel strike: toes up; toe strike: heel up
+        mid = motion.times[on] >= 0.5 * constraints.t_stance
+        assert np.abs(pitch[mid & (motion.toe_pivot[on, leg] == 0)]).max() < 1e-6  # flat from mid-support
+        sign = 1.0 if expected > 0 else -1.0
+        pivot = motion.feet[on, leg] - sign * half * rot[:, :, 1]
+        early = ~mid
+        assert np.linalg.norm(pivot[early] - pivot[0], axis=1).max() < 1e-9  # rolls about heel or ball

@@ -157,6 +157,8 @@ def change(params: RunningParameters, name: str, value: float, locked=()) -> Run
     else:  # flight height: case II of §3.2 with level pelvis heights, t_flight = sqrt(8 H / g)
         t_flight = math.sqrt(8.0 * value / GRAVITY)
         return _finish(v, sl, level, height, t_flight)
+    if "flight_height" in locked:  # a locked flight height keeps its flight time whatever the stride
+        return _finish(v, sl, level, height, math.sqrt(8.0 * params.flight_height / GRAVITY))
     return _finish(v, sl, level, height)
 
 

@@ -70,6 +70,9 @@ def test_locks_and_bad_values():
     assert held.step_length == p.step_length and held.step_frequency > p.step_frequency
     free = running.change(p, "step_frequency", p.step_frequency)
     assert free.velocity == pytest.approx(p.velocity) and free.step_length == pytest.approx(p.step_length)
+    high = running.change(p, "flight_height", 0.08)
+    faster = running.change(high, "velocity", running.m_per_min(14.0), locked=("flight_height",))
+    assert faster.flight_height == pytest.approx(0.08) and faster.step_length > high.step_length
     with pytest.raises(running.RunningError, match="velocity is locked"):
         running.change(p, "velocity", 100.0, locked=("velocity",))
     with pytest.raises(running.RunningError, match="must be a positive number"):

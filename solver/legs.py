@@ -227,13 +227,17 @@ def _heel_off(pos, rot, hip, character, half):
 
 def _retract_in_flight(position, hips, times, schedule, character):
     """Pull the feet towards the hips in mid-flight, smoothly from lift-off to landing."""
-    for start, end in schedule.flight_intervals:  # a handful of flights per track
-        inside = (times > start) & (times < end)
-        if not inside.any():
-            continue
-        w = np.sin(np.pi * (times[inside] - start) / (end - start)) ** 2
-        leg = position[inside] - hips[inside]
-        length = np.linalg.norm(leg, axis=-1, keepdims=True)
-        target = RETRACTED_LENGTH * character.leg_length_nominal
-        shorter = hips[inside] + leg * np.minimum(1.0, target / np.maximum(length, 1e-9))
-        position[inside] += w[:, None, None] * (shorter - position[inside])
+    flights = schedule.flight_intervals
+    if not len(flights):
+        return
+    k = np.clip(np.searchsorted(flights[:, 0], times, side="right") - 1, 0, len(flights) - 1)
+    start, end = flights[k, 0], flights[k, 1]
+    inside = (times > start) & (times < end)
+    if not inside.any():
+        return
+    w = np.sin(np.pi * (times[inside] - start[inside]) / (end[inside] - start[inside])) ** 2
+    leg = position[inside] - hips[inside]
+    length = np.linalg.norm(leg, axis=-1, keepdims=True)
+    target = RETRACTED_LENGTH * character.leg_length_nominal
+    shorter = hips[inside] + leg * np.minimum(1.0, target / np.maximum(length, 1e-9))
+    position[inside] += w[:, None, None] * (shorter - position[inside])

@@ -83,9 +83,7 @@ def _parameter_updater(name):
         base = current(settings)  # the edited value is already in; change() recomputes the rest from it
         try:
             params = running.change(base, name, value, locked)
-        except running.RunningError as exc:
-            settings.error = str(exc)
-            write_back(settings, base)
+        except running.RunningError as exc:  # shown in the panel; the other values stay as they were
             settings.error = str(exc)
             return
         write_back(settings, params)

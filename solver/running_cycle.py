@@ -35,6 +35,56 @@ def cycle_track(params: RunningParameters, constraints: StepConstraints, charact
                       contact + constraints.t_stance, character=character.name)
 
 
+def swing_keys(targets, schedule, times, hips, constraints, legs, attributes, ankle_offset):
+    """The swing's phase constraints (§3.3.2), applied to the swinging foot's path: at the other leg's
+    mid-support the thigh hangs vertical with the knee folded by the swing knee-flexion attribute; at the
+    other leg's toe-off the thigh is forward by the hip-extension attribute with the toe under the knee.
+    The foot passes through these two keys between its own toe-off and heel-strike on a C1 cubic path
+    (Catmull-Rom through toe-off, the keys and the landing), starting and ending at rest."""
+    tr = schedule.track
+    thigh = shank = 0.5 * legs.reach
+    flex, lift = np.radians(attributes.knee_flexion_swing), np.radians(attributes.hip_extension)
+    t_flight, t_stance = constraints.t_flight, constraints.t_stance
+    taus = np.array([0.0, t_flight + 0.5 * t_stance, t_flight + t_stance, 2.0 * t_flight + t_stance])
+    for leg in range(targets.position.shape[1]):  # a handful of legs
+        mine = np.flatnonzero(schedule.leg_of_footprint == leg)
+        for a, b in zip(mine[:-1], mine[1:]):  # each swing of this foot
+            inside = (times > tr.liftoff[a]) & (times < tr.contact[b])
+            if not inside.any():
+                continue
+            key_times = tr.liftoff[a] + taus
+            key_times[-1] = tr.contact[b]
+            start = targets.position[inside, leg][0] if inside.any() else tr.positions[a]
+            left = np.flatnonzero(times <= tr.liftoff[a])
+            if left.size:
+                start = targets.position[left[-1], leg]
+            hip = np.stack([np.interp(key_times[1:3], times, hips[:, leg, k]) for k in range(3)], axis=1)
+            knee_mid = hip[0] + [0.0, 0.0, -thigh]
+            ankle_mid = knee_mid + shank * np.array([0.0, -np.sin(flex), -np.cos(flex)])
+            knee_to = hip[1] + thigh * np.array([0.0, np.sin(lift), -np.cos(lift)])
+            toe_ahead = legs.foot_length * 0.75
+            drop = np.sqrt(max(shank**2 - toe_ahead**2, 1e-6))
+            ankle_to = knee_to + np.array([0.0, -toe_ahead, -drop])
+            x = tr.positions[b, 0]
+            keys = np.array([start, ankle_mid - ankle_offset, ankle_to - ankle_offset, tr.positions[b]])
+            keys[1:3, 0] = x
+            targets.position[inside, leg] = _catmull_rom(key_times, keys, times[inside])
+
+
+def _catmull_rom(key_times, keys, t):
+    """C1 cubic through the keys, at rest at both ends (non-uniform Catmull-Rom tangents inside)."""
+    n = len(key_times)
+    slopes = np.zeros_like(keys)
+    for i in range(1, n - 1):  # four keys: two inner tangents
+        slopes[i] = (keys[i + 1] - keys[i - 1]) / (key_times[i + 1] - key_times[i - 1])
+    seg = np.clip(np.searchsorted(key_times, t, side="right") - 1, 0, n - 2)
+    h = key_times[seg + 1] - key_times[seg]
+    s = ((t - key_times[seg]) / h)[:, None]
+    s2, s3 = s * s, s * s * s
+    return ((2 * s3 - 3 * s2 + 1) * keys[seg] + (s3 - 2 * s2 + s) * h[:, None] * slopes[seg]
+            + (-2 * s3 + 3 * s2) * keys[seg + 1] + (s3 - s2) * h[:, None] * slopes[seg + 1])
+
+
 def rock_onto_flat(targets, schedule, times, half_foot, strike, flat_after):
     """Early stance (§3.3.1): the foot lands with its toes up and rolls about the heel (strike > 0, a heel
     strike) or lands heel up and rolls about the ball (strike < 0, a toe strike), flat by mid-support.
@@ -76,9 +126,10 @@ def running_cycle(params: RunningParameters, character: Character, legs: LegGeom
     cycle = 2.0 * t_step
     frames = max(2, int(round(cycle * fps)))
     start = WARMUP_STEPS * t_step
-    # Sample a cycle before the one returned too: a swing starts from the pose its stance ended in, so the
-    # stance before the cycle must be sampled for the first swing to match the last.
-    k = np.arange(-frames, frames + 1)
+    # Sample a cycle before the one returned and one after: a swing starts from the pose its stance ended
+    # in and passes through keys set by the hips later on, so both must be inside the sampled span for the
+    # first swing of the cycle to match its last.
+    k = np.arange(-frames, 2 * frames + 1)
     times = start + k * (cycle / frames)
     steps_in = np.floor(k / (frames / 2.0) + 1e-9).astype(int)  # step index from the cycle's start
     local = (k - steps_in * frames / 2.0) * (cycle / frames)
@@ -100,13 +151,16 @@ def running_cycle(params: RunningParameters, character: Character, legs: LegGeom
 
     rot = rotation_matrices(yaw, pitch, roll)
     hips = com[:, None, :] + np.einsum("nij,lj->nli", rot, character.hip_offsets)
-    track = cycle_track(params, constraints, character, WARMUP_STEPS + 4, attributes.stride_width,
+    track = cycle_track(params, constraints, character, WARMUP_STEPS + 6, attributes.stride_width,
                         np.radians(attributes.foot_turn_out))
     # The more the knee folds in swing, the higher the foot is carried (60 to 140 degrees: 5 to 25 % of l_nom).
     carry = 0.05 + 0.2 * (attributes.knee_flexion_swing - 60.0) / 80.0
     character = replace(character, swing_clearance=carry)
     schedule = build_schedule(track, character)
     targets = legs_module.leg_targets(schedule, character, times, hips)
+    ankle_offset = np.array(character.ankle_offset if character.ankle_offset is not None
+                            else (0.0, -0.1 * character.foot_length, 0.045 * params.body_height))
+    swing_keys(targets, schedule, times, hips, constraints, legs, attributes, ankle_offset)
     strike = np.radians(attributes.hidden(params)["ankle_impact"])
     rock_onto_flat(targets, schedule, times, 0.5 * character.foot_length, strike, 0.5 * constraints.t_stance)
     feet = targets.position

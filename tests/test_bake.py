@@ -395,3 +395,27 @@ def test_running_upper_body_swings_arms_with_the_opposite_hip(addon, rig_scene):
     shoulder_yaw = np.arctan2(shoulders[:, 1], shoulders[:, 0])
     hip_yaw = np.arctan2(hips[:, 1], hips[:, 0])
     assert np.ptp(shoulder_yaw) > np.radians(2.0) and np.corrcoef(shoulder_yaw, hip_yaw)[0, 1] < -0.5
+
+
+def test_running_swing_leg_meets_its_phase_constraints(addon, rig_scene):
+    """At the other leg's mid-support the swing thigh hangs vertical with the knee folded by the
+    knee-flexion attribute (B&C §3.3.2), on the evaluated rig."""
+    bpy.context.scene.render.fps = 120
+    assert bpy.ops.footprint.run_cycle(rig="rig", speed_kmh=14.0, in_place=False) == {"FINISHED"}
+    running = sys.modules[f"{addon}.solver.running"]
+    params = running.natural(14.0)
+    attributes = sys.modules[f"{addon}.solver.running_attributes"].natural_attributes(params)
+    pelvis = sys.modules[f"{addon}.solver.running_pelvis"]
+    bake = bake_module(addon)
+    binding = bake.bind(rig_scene)
+    character = bake.rig_character(binding)
+    legs = sys.modules[f"{addon}.footprint_addon.running_bake"].rig_leg_geometry(
+        binding, character, attributes.knee_bend_heel_strike)
+    constraints = pelvis.step(params, legs, overstride=attributes.overstride, bounciness=attributes.bounciness)
+    mid_support = 0.5 * constraints.t_stance  # the right leg stands, the left one swings
+    frame = bpy.context.scene.frame_start + mid_support * 120.0
+    p = evaluated_at(rig_scene, [frame], ["DEF-thigh.L", "DEF-shin.L", "DEF-foot.L"])[0]
+    thigh, shin = p[1] - p[0], p[2] - p[1]
+    knee = np.degrees(np.arccos(thigh @ shin / (np.linalg.norm(thigh) * np.linalg.norm(shin))))
+    assert knee == pytest.approx(attributes.knee_flexion_swing, abs=8.0)
+    assert np.degrees(np.arccos(-thigh[2] / np.linalg.norm(thigh))) < 20.0  # the thigh hangs near vertical

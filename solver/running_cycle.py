@@ -35,7 +35,7 @@ def cycle_track(params: RunningParameters, constraints: StepConstraints, charact
                       contact + constraints.t_stance, character=character.name)
 
 
-def swing_keys(targets, schedule, times, hips, constraints, legs, attributes, ankle_offset):
+def swing_keys(targets, schedule, times, hips, constraints, legs, attributes, ankle_offset, window):
     """The swing's phase constraints (§3.3.2), applied to the swinging foot's path: at the other leg's
     mid-support the thigh hangs vertical with the knee folded by the swing knee-flexion attribute; at the
     other leg's toe-off the thigh is forward by the hip-extension attribute with the toe under the knee.
@@ -48,7 +48,9 @@ def swing_keys(targets, schedule, times, hips, constraints, legs, attributes, an
     taus = np.array([0.0, t_flight + 0.5 * t_stance, t_flight + t_stance, 2.0 * t_flight + t_stance])
     for leg in range(targets.position.shape[1]):  # a handful of legs
         mine = np.flatnonzero(schedule.leg_of_footprint == leg)
-        for a, b in zip(mine[:-1], mine[1:]):  # each swing of this foot
+        for a, b in zip(mine[:-1], mine[1:]):  # each swing of this foot that reaches into the window
+            if tr.contact[b] < window[0] or tr.liftoff[a] > window[1]:
+                continue
             inside = (times > tr.liftoff[a]) & (times < tr.contact[b])
             if not inside.any():
                 continue
@@ -160,7 +162,8 @@ def running_cycle(params: RunningParameters, character: Character, legs: LegGeom
     targets = legs_module.leg_targets(schedule, character, times, hips)
     ankle_offset = np.array(character.ankle_offset if character.ankle_offset is not None
                             else (0.0, -0.1 * character.foot_length, 0.045 * params.body_height))
-    swing_keys(targets, schedule, times, hips, constraints, legs, attributes, ankle_offset)
+    swing_keys(targets, schedule, times, hips, constraints, legs, attributes, ankle_offset,
+               (start, start + cycle))
     strike = np.radians(attributes.hidden(params)["ankle_impact"])
     rock_onto_flat(targets, schedule, times, 0.5 * character.foot_length, strike, 0.5 * constraints.t_stance)
     feet = targets.position

@@ -35,6 +35,38 @@ def _vertex_tangents(points: np.ndarray) -> np.ndarray:
     return tangents
 
 
+def _clean_path(points):
+    points = np.asarray(points, dtype=float).reshape(-1, 3)
+    if len(points) < 2 or not np.isfinite(points).all():
+        raise PathError("the path needs at least two finite points")
+    keep = np.concatenate(([True], np.linalg.norm(np.diff(points, axis=0), axis=1) > 1e-9))
+    points = points[keep]
+    if len(points) < 2:
+        raise PathError("the path has zero length")
+    arc = np.concatenate(([0.0], np.cumsum(np.linalg.norm(np.diff(points, axis=0), axis=1))))
+    return points, arc
+
+
+def _frames_at(points, arc, s):
+    """Point, left direction and heading of the path at arc lengths s."""
+    centre = np.stack([np.interp(s, arc, points[:, k]) for k in range(3)], axis=1)
+    vt = _vertex_tangents(points)
+    tangent = np.stack([np.interp(s, arc, vt[:, k]) for k in range(3)], axis=1)
+    planar = tangent[:, :2] / np.linalg.norm(tangent[:, :2], axis=1, keepdims=True)
+    left = np.stack([-planar[:, 1], planar[:, 0], np.zeros(len(s))], axis=1)
+    return centre, left, heading_of(planar)
+
+
+def lay_along_path(points, along, lateral):
+    """Map footprints of a straight track (lateral x, along y) onto a path: positions and headings."""
+    points, arc = _clean_path(points)
+    along = np.asarray(along, dtype=float)
+    if along.max() > arc[-1] + 1e-6:
+        raise PathError(f"the path is {arc[-1]:.2f} m long, the footprints need {along.max():.2f} m")
+    centre, left, headings = _frames_at(points, arc, along)
+    return centre - left * np.asarray(lateral, dtype=float)[:, None], headings
+
+
 def footprints_along_path(points, step_length: float, step_width: float, start_foot: str = "L",
                           steps: int | None = None, feet=("L", "R"), together: bool = False):
     """Positions, headings and feet of footprints along a polyline (N, 3), in stepping order.
@@ -43,15 +75,7 @@ def footprints_along_path(points, step_length: float, step_width: float, start_f
     the left of the direction of travel). steps=None fills the path. together=True places both feet side
     by side at each station (a two-footed hop).
     """
-    points = np.asarray(points, dtype=float).reshape(-1, 3)
-    if len(points) < 2 or not np.isfinite(points).all():
-        raise PathError("the path needs at least two finite points")
-    keep = np.concatenate(([True], np.linalg.norm(np.diff(points, axis=0), axis=1) > 1e-9))
-    points = points[keep]
-    if len(points) < 2:
-        raise PathError("the path has zero length")
-    seglen = np.linalg.norm(np.diff(points, axis=0), axis=1)
-    arc = np.concatenate(([0.0], np.cumsum(seglen)))
+    points, arc = _clean_path(points)
     if not (np.isfinite(step_length) and step_length > 0):
         raise PathError(f"step length must be positive, not {step_length}")
     if not (np.isfinite(step_width) and step_width >= 0):
@@ -62,12 +86,7 @@ def footprints_along_path(points, step_length: float, step_width: float, start_f
     if stations > MAX_GENERATED_STEPS:
         raise PathError(f"{stations} steps is more than the limit of {MAX_GENERATED_STEPS}")
     s = np.minimum(np.arange(stations) * step_length, arc[-1])
-    centre = np.stack([np.interp(s, arc, points[:, k]) for k in range(3)], axis=1)
-    vt = _vertex_tangents(points)
-    tangent = np.stack([np.interp(s, arc, vt[:, k]) for k in range(3)], axis=1)
-    planar = tangent[:, :2] / np.linalg.norm(tangent[:, :2], axis=1, keepdims=True)
-    left = np.stack([-planar[:, 1], planar[:, 0], np.zeros(stations)], axis=1)
-    headings = heading_of(planar)
+    centre, left, headings = _frames_at(points, arc, s)
     other = feet[1] if start_foot == feet[0] else feet[0]
     if together:
         side = np.tile([1.0, -1.0], stations) if start_foot == feet[0] else np.tile([-1.0, 1.0], stations)

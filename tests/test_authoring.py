@@ -2,6 +2,7 @@
 
 import json
 import math
+import sys
 
 import bpy
 import numpy as np
@@ -274,3 +275,22 @@ def test_runner_run_along_a_curve_takes_its_stride_from_the_equations(clean):
     assert np.allclose(np.diff(contacts), 60.0 / (v / step_length), atol=1e-4)  # one step every 1 / sf
     assert all(a.footprint.liftoff < b.footprint.contact for a, b in zip(objs, objs[1:]))  # flights
     assert bpy.context.scene.footprint.active_track.footprint_track.gait == "run"
+
+
+def test_runner_run_along_a_curve_starts_and_stops_standing(addon, clean):
+    line = s_curve()
+    assert bpy.ops.footprint.generate_along_curve(curve=line.name, runner=True, speed_kmh=12.0,
+                                                  run_start=True, run_stop=True) == {"FINISHED"}
+    objs = footprint_objects()
+    contacts = [o.footprint.contact for o in objs]
+    assert contacts[0] == contacts[1]  # both feet down at the start
+    assert objs[-1].footprint.liftoff == objs[-2].footprint.liftoff  # and at the end
+    gaps = np.linalg.norm(np.diff(np.array([tuple(o.location)[:2] for o in objs[1:-1]]), axis=0), axis=1)
+    assert gaps[0] < gaps[len(gaps) // 2] > gaps[-1]  # accelerating, running, slowing down
+    # The COM solver turns it into motion: flights are ballistic.
+    coll = bpy.context.scene.footprint.active_track
+    scene_io = sys.modules[f"{addon}.footprint_addon.scene_io"]
+    biped = sys.modules[f"{addon}.solver.biped"]
+    motion = biped.solve(scene_io.read_track(coll))
+    assert motion.report["flight"]["samples"] > 0
+    assert motion.report["flight"]["vertical_acceleration_error"] <= 0.02

@@ -7,7 +7,7 @@ from mathutils import geometry
 
 from ...solver import running
 from ...solver.character import preset
-from ...solver.footpath import footprints_along_path
+from ...solver.footpath import footprints_along_path, lay_along_path
 from ...solver.errors import PathError
 from ...solver.timing import timing_for_sequence
 from ...solver.track import make_track, validate
@@ -70,6 +70,10 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
                          description="Step length and timing from Bruderlin and Calvert's running equations at "
                                      "the speed below (overrides step length and gait)")
     speed_kmh: FloatProperty(name="Speed (km/h)", default=12.0, min=3.0, max=40.0)
+    run_start: BoolProperty(name="Start Standing", default=False,
+                            description="RUNNER run: accelerate from standing on both feet")
+    run_stop: BoolProperty(name="Stop Standing", default=False,
+                           description="RUNNER run: slow down to standing on both feet")
     character: EnumProperty(name="Character", items=PRESET_ITEMS, default="human")
     new_track: BoolProperty(name="New Track", default=True,
                             description="Make a new track; off: replace the active track's footprints")
@@ -94,13 +98,22 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
         try:
             stride = running.natural(self.speed_kmh) if self.runner else None
             points = curve_polyline(curve, depsgraph)
-            positions, headings, feet = footprints_along_path(
-                points, stride.step_length if stride else self.step_length, self.step_width, self.start_foot,
-                None if self.fill else self.steps, together=self.gait == "hop" and not stride,
-            )
-            if stride:  # B&C 1996 eqs. 1-6: a step every 1/sf, stance = step time - flight time
-                contact, liftoff = running.steady_timing(stride, len(positions), self.start_time)
+            if stride:  # B&C 1996 eqs. 1-6: step lengths and times from the running parameters
+                length = float(np.linalg.norm(np.diff(points, axis=0), axis=1).sum())
+                count = int(length / stride.step_length) + 1 if self.fill else self.steps
+                run = running.running_track(stride, count, self.step_width, self.run_start, self.run_stop)
+                while run.positions[:, 1].max() > length and count > 1:  # ramps take shorter steps
+                    count -= 1
+                    run = running.running_track(stride, count, self.step_width, self.run_start, self.run_stop)
+                flip = -1.0 if self.start_foot == "R" else 1.0  # a right-foot start mirrors the run
+                positions, headings = lay_along_path(points, run.positions[:, 1], flip * run.positions[:, 0])
+                feet = run.feet if flip > 0 else np.where(run.feet == "L", "R", "L")
+                contact, liftoff = run.contact + self.start_time, run.liftoff + self.start_time
             else:
+                positions, headings, feet = footprints_along_path(
+                    points, self.step_length, self.step_width, self.start_foot,
+                    None if self.fill else self.steps, together=self.gait == "hop",
+                )
                 contact, liftoff = timing_for_sequence(
                     positions, self.gait, character.time_unit, character.leg_length_nominal, self.start_time,
                     group_size=2 if self.gait == "hop" else 1,

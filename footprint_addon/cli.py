@@ -41,6 +41,19 @@ def _solve(args):
     return 0
 
 
+def _plot(args):
+    from ..solver import plot
+
+    try:
+        with open(args.motion, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise FootprintError(f"{args.motion}: cannot read the motion: {exc}") from None
+    plot.plot(doc, args.output)
+    print(f"plot: {args.motion} -> {args.output}")
+    return 0
+
+
 def _running(args):
     from ..solver import running
     from ..solver.track import dumps, track_to_json
@@ -107,6 +120,10 @@ def parser():
     solve.add_argument("--method", choices=sorted(biped.METHODS), default="lm",
                        help="lm: Levenberg-Marquardt (default); greedy: vdP97's reference descent")
     solve.set_defaults(run=_solve)
+    plot = sub.add_parser("plot", help="plan view and timing diagram of a solved motion, as SVG or PNG")
+    plot.add_argument("motion")
+    plot.add_argument("--output", required=True, help="an .svg or .png file")
+    plot.set_defaults(run=_plot)
     run = sub.add_parser("running", help="a running footprint track from RUNNER's parameters (B&C 1996)")
     run.add_argument("--speed-kmh", type=float, required=True)
     run.add_argument("--step-frequency", type=float, help="steps/min, with the velocity locked")
@@ -139,7 +156,7 @@ def main(argv) -> int:
     args = parser().parse_args(argv)
     try:
         return args.run(args)
-    except (FootprintError, OSError) as exc:
+    except (FootprintError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
 

@@ -76,7 +76,7 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None) -> Motio
     hips = com[:, None, :] + np.einsum("nij,lj->nli", rot, ch.hip_offsets)
     targets = legs_module.leg_targets(sched, ch, times, hips, terrain)
     motion = Motion(fps, times, com, vel, acc, yaw, pitch, roll, hips, targets.position, targets.rotation,
-                    targets.toe_pivot, targets.contact, targets.footprint, ch)
+                    targets.toe_pivot, targets.contact, targets.footprint, ch, track=tr)
     ground = _ground(problem, part, times, com, terrain)
     footprint_rotations = legs_module.flush_rotations(tr.headings, legs_module.terrain_normals(terrain, tr.positions[:, :2]))
     motion.report = quality_report(motion, sched, footprint_rotations, ground,

@@ -23,3 +23,68 @@ def outlines_in_world(matrices, foot_length: float, foot_width: float, segments:
     local = local + np.array([0.0, 0.0, lift])
     homogeneous = np.concatenate([local, np.ones((segments, 1))], axis=1)
     return np.einsum("nij,sj->nsi", np.asarray(matrices, dtype=float), homogeneous)[..., :3]
+
+
+# vdP97 Fig. 15: red right stance, magenta left stance, dark blue double stance, pale blue flight.
+PHASE_COLORS = {
+    "right": (0.9, 0.1, 0.1, 1.0),
+    "left": (0.85, 0.1, 0.85, 1.0),
+    "double": (0.05, 0.1, 0.55, 1.0),
+    "flight": (0.55, 0.75, 1.0, 1.0),
+    "other": (0.5, 0.5, 0.5, 1.0),
+}
+FOOT_COLORS = {"L": PHASE_COLORS["left"], "R": PHASE_COLORS["right"]}
+DAGGER_SCALE = 0.5  # metres of dagger per second of stance or step (drawn sideways from the footprint)
+CROSSBAR = 0.12  # metres
+
+
+def phases(contact, feet):
+    """Phase name per sample from the feet in contact (N, L) bool and the feet's names."""
+    contact = np.asarray(contact, dtype=bool)
+    count = contact.sum(axis=1)
+    names = np.full(len(contact), "other", dtype="<U6")
+    names[count == 0] = "flight"
+    if "L" in feet and "R" in feet:
+        left, right = contact[:, list(feet).index("L")], contact[:, list(feet).index("R")]
+        names[(count == 1) & left] = "left"
+        names[(count == 1) & right] = "right"
+        names[left & right] = "double"
+    return names
+
+
+def com_path(com, contact, feet):
+    """The COM path as line segments (N-1, 2, 3) with one colour each (N-1, 4), by support phase."""
+    com = np.asarray(com, dtype=float)
+    names = phases(contact, feet)[:-1]
+    colors = np.array([PHASE_COLORS[n] for n in names]).reshape(-1, 4)
+    return np.stack([com[:-1], com[1:]], axis=1), colors
+
+
+def daggers(positions, headings, feet, contact, liftoff, scale=DAGGER_SCALE, crossbar=CROSSBAR):
+    """Timing daggers (vdP97 Fig. 3): per footprint a bar from its centre out to its side, of length
+    proportional to the stance time, and a crossbar across it at the distance of the step time (the time to
+    the next footfall; none for the last). Returns segments (M, 2, 3) and the footprint of each (M,)."""
+    positions = np.asarray(positions, dtype=float)
+    contact, liftoff = np.asarray(contact, dtype=float), np.asarray(liftoff, dtype=float)
+    order = np.argsort(contact, kind="stable")
+    next_fall = np.full(len(contact), np.nan)
+    later = np.searchsorted(contact[order], contact, side="right")
+    has_next = later < len(contact)
+    next_fall[has_next] = contact[order][later[has_next]]
+    step = next_fall - contact
+    outward = np.where(np.asarray(feet) == "L", -1.0, 1.0)  # left feet's daggers point left
+    right = np.stack([np.cos(headings), np.sin(headings), np.zeros(len(headings))], axis=1) * outward[:, None]
+    forward = np.stack([-np.sin(headings), np.cos(headings), np.zeros(len(headings))], axis=1)
+    bar = np.stack([positions, positions + right * (scale * (liftoff - contact))[:, None]], axis=1)
+    at = positions + right * (scale * np.nan_to_num(step))[:, None]
+    cross = np.stack([at - forward * crossbar / 2, at + forward * crossbar / 2], axis=1)
+    segments = np.concatenate([bar, cross[has_next]])
+    owner = np.concatenate([np.arange(len(contact)), np.flatnonzero(has_next)])
+    return segments, owner
+
+
+def timing_bars(feet, contact, liftoff, foot_order=("L", "R", "LH", "RH", "LF", "RF")):
+    """The timing diagram: per footprint (row, start, end) with one row per foot, in foot_order."""
+    rows = [f for f in foot_order if f in set(np.asarray(feet).tolist())]
+    row = np.array([rows.index(str(f)) for f in feet])
+    return rows, np.column_stack([row, contact, liftoff])

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import physics
 from .character import GRAVITY
+from .track import track_to_json
 
 MOTION_FORMAT = "footprint-motion"
 
@@ -31,6 +32,7 @@ class Motion:
     character: object
     report: dict = field(default_factory=dict)
     solve_seconds: float = 0.0
+    track: object = None  # the footprints solved, in time order (None for generated cycles)
 
     def to_json(self) -> dict:
         feet = self.character.feet
@@ -49,6 +51,7 @@ class Motion:
             "toe_pivot": {f: rows(self.toe_pivot[:, i]) for i, f in enumerate(feet)},
             "hips": {f: rows(self.hips[:, i]) for i, f in enumerate(feet)},
             "support": [[f for i, f in enumerate(feet) if c[i]] for c in self.contact],
+            **({"footprints": track_to_json(self.track)["footprints"]} if self.track is not None else {}),
             "character": self.character.to_json(),
             "report": self.report,
             "solve_seconds": self.solve_seconds,

@@ -1,0 +1,88 @@
+"""Drawing geometry (vdP97 Fig. 3 daggers, Fig. 15 colours) and the plot command, without Blender's GPU."""
+
+import json
+import os
+import subprocess
+import sys
+import zlib
+
+import numpy as np
+import pytest
+
+from footprint_locomotion.solver import biped, drawing, plot
+from footprint_locomotion.solver.track import load_track
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+@pytest.fixture(scope="module")
+def fig1():
+    return biped.solve(load_track(os.path.join(DATA, "fig1.json")), fps=60.0)
+
+
+def test_com_path_coloured_by_support_phase(fig1):
+    segments, colors = drawing.com_path(fig1.com, fig1.contact, fig1.character.feet)
+    assert segments.shape == (len(fig1.times) - 1, 2, 3) and colors.shape == (len(fig1.times) - 1, 4)
+    left, right = fig1.contact[:-1, 0], fig1.contact[:-1, 1]
+    expect = {"right": right & ~left, "left": left & ~right, "double": left & right, "flight": ~left & ~right}
+    for phase, mask in expect.items():
+        assert mask.any(), phase  # Fig. 1 has all four: the hop gives a flight
+        assert np.allclose(colors[mask], drawing.PHASE_COLORS[phase])
+
+
+def test_dagger_lengths_are_stance_and_step_times(fig1):
+    tr = fig1.track
+    segments, owner = drawing.daggers(tr.positions, tr.headings, tr.feet, tr.contact, tr.liftoff)
+    assert len(segments) == 2 * len(tr) - 1  # a bar each, a crossbar for all but the last footprint
+    bars = segments[: len(tr)]
+    lengths = np.linalg.norm(bars[:, 1] - bars[:, 0], axis=1)
+    assert np.allclose(lengths, drawing.DAGGER_SCALE * (tr.liftoff - tr.contact))
+    crosses = segments[len(tr):]
+    centres = crosses.mean(axis=1)
+    step = np.diff(tr.contact)
+    distances = np.linalg.norm(centres - tr.positions[owner[len(tr):]], axis=1)
+    assert np.allclose(distances, drawing.DAGGER_SCALE * step)
+    side = np.sign(bars[:, 1, 0] - bars[:, 0, 0])  # headings are 0: left feet's daggers point to -X
+    assert np.all(side[tr.feet == "L"] < 0) and np.all(side[tr.feet == "R"] > 0)
+
+
+def test_timing_bars_one_row_per_foot(fig1):
+    tr = fig1.track
+    rows, bars = drawing.timing_bars(tr.feet, tr.contact, tr.liftoff)
+    assert rows == ["L", "R"] and bars.shape == (12, 3)
+    assert np.array_equal(bars[:, 0], (tr.feet == "R").astype(float))
+    assert np.allclose(bars[:, 2] - bars[:, 1], tr.liftoff - tr.contact)
+
+
+def test_plot_svg_and_png(fig1, tmp_path):
+    doc = json.loads(json.dumps(fig1.to_json()))
+    svg, png = tmp_path / "p.svg", tmp_path / "p.png"
+    plot.plot(doc, str(svg))
+    text = svg.read_text()
+    assert text.count('class="footprint"') == 12 and text.count('class="contact"') == 12
+    assert text.count('class="dagger"') == 23 and text.count('class="com"') == len(fig1.times) - 1
+    assert "#8cbfff" in text  # the pale blue of the hop's flight (vdP97 Fig. 15)
+    plot.plot(doc, str(png))
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    idat = data[data.index(b"IDAT") + 4:data.index(b"IEND") - 8]
+    pixels = np.frombuffer(zlib.decompress(idat), dtype=np.uint8).reshape(height, width * 3 + 1)[:, 1:]
+    assert (width, height) == (plot.WIDTH, plot.PLAN_HEIGHT + plot.TIMING_HEIGHT)
+    assert (pixels < 250).mean() > 0.02  # drawn, not blank
+    with pytest.raises(plot.PlotError, match="must end in .svg or .png"):
+        plot.plot(doc, str(tmp_path / "p.gif"))
+
+
+def test_plot_command(fig1, tmp_path):
+    motion = tmp_path / "m.json"
+    motion.write_text(json.dumps(fig1.to_json()))
+    out = tmp_path / "plot.svg"
+    proc = subprocess.run([sys.executable, "-m", "footprint_locomotion", "plot", str(motion), "--output", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and out.read_text().startswith("<svg")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "footprint-motion"}')
+    proc = subprocess.run([sys.executable, "-m", "footprint_locomotion", "plot", str(bad), "--output", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "missing" in proc.stderr

@@ -4,7 +4,7 @@ import bpy
 
 import os
 
-from . import cli, operators, properties, running_settings, ui
+from . import cli, live, operators, properties, running_settings, ui
 
 classes = running_settings.classes + properties.classes + operators.classes + ui.classes
 # The extension root: Blender looks for presets/<subdir> below each registered preset path.
@@ -16,6 +16,7 @@ def register():
         bpy.utils.register_class(cls)
     properties.attach()
     ui.register()
+    live.register()
     cli.register()
     bpy.utils.register_preset_path(PRESET_ROOT)  # jog, sprint, bouncy run; users add their own beside them
 
@@ -23,6 +24,7 @@ def register():
 def unregister():
     bpy.utils.unregister_preset_path(PRESET_ROOT)
     cli.unregister()
+    live.unregister()
     ui.unregister()
     properties.detach()
     for cls in reversed(classes):

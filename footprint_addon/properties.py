@@ -26,6 +26,11 @@ GAIT_ITEMS = [
 assert [item[0] for item in GAIT_ITEMS] == list(GAITS)
 
 
+def _tag(self, _context):
+    """Timing edits reach depsgraph handlers (the live update) like moves do."""
+    self.id_data.update_tag()
+
+
 def _get_stance(self):
     return self.liftoff - self.contact
 
@@ -45,11 +50,11 @@ def _set_step_time(self, value):
 
 class FootprintProperties(bpy.types.PropertyGroup):
     is_footprint: BoolProperty(name="Is Footprint", default=False, options={"HIDDEN"})
-    foot: EnumProperty(name="Foot", items=FOOT_ITEMS, default="L")
+    foot: EnumProperty(name="Foot", items=FOOT_ITEMS, default="L", update=_tag)
     contact: FloatProperty(name="Contact", description="Time the foot touches down (seconds)",
-                           precision=3, step=1)
+                           precision=3, step=1, update=_tag)
     liftoff: FloatProperty(name="Lift-off", description="Time the foot leaves the ground (seconds)",
-                           precision=3, step=1, default=0.6)
+                           precision=3, step=1, default=0.6, update=_tag)
     stance_duration: FloatProperty(
         name="Stance", description="Time on this footprint (the dagger's bar, vdP97 Fig. 3), seconds",
         get=_get_stance, set=_set_stance, precision=3, step=1, min=0.001,
@@ -87,6 +92,10 @@ class TrackProperties(bpy.types.PropertyGroup):
     gait: EnumProperty(name="Gait", items=GAIT_ITEMS, default="walk")
     rig: PointerProperty(name="Rig", type=bpy.types.Object, poll=_is_armature,
                          description="Armature the track is previewed on and baked onto")
+    live: BoolProperty(name="Live Update", default=True,
+                       description="Re-solve and refresh the preview when a footprint moves or is retimed")
+    show_overlay: BoolProperty(name="Show Overlay", default=True,
+                               description="Draw footprints, timing daggers and the COM path in the viewport")
     last_report: StringProperty(name="Quality Report", options={"HIDDEN"},
                                 description="The quality report of the last bake or preview (JSON)")
 

@@ -419,3 +419,42 @@ def test_running_swing_leg_meets_its_phase_constraints(addon, rig_scene):
     knee = np.degrees(np.arccos(thigh @ shin / (np.linalg.norm(thigh) * np.linalg.norm(shin))))
     assert knee == pytest.approx(attributes.knee_flexion_swing, abs=8.0)
     assert np.degrees(np.arccos(-thigh[2] / np.linalg.norm(thigh))) < 20.0  # the thigh hangs near vertical
+
+
+def test_moving_a_footprint_re_solves_once_and_refreshes_the_preview(addon, rig_scene, tmp_path):
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    assert live.on_depsgraph_update in bpy.app.handlers.depsgraph_update_post
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}  # the track's rig and preview
+    com = bpy.data.objects["fig1 COM"]
+
+    def com_keys():
+        fcurves = com.animation_data.action.layers[0].strips[0].channelbags[0].fcurves \
+            if hasattr(com.animation_data.action, "layers") and com.animation_data.action.layers \
+            else com.animation_data.action.fcurves
+        return [tuple(k.co) for k in fcurves[1].keyframe_points]
+
+    before = com_keys()
+    live.flush(bpy.context)
+    solves = live.stats["solves"]
+    objs = sorted((o for o in bpy.data.collections["fig1"].objects if o.footprint.is_footprint),
+                  key=lambda o: o.footprint.contact)
+    objs[5].location.y += 0.03
+    bpy.context.view_layer.update()
+    objs[5].location.y += 0.03  # a drag: two updates, one re-solve
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1 and live.stats["solves"] == solves + 1
+    com = bpy.data.objects["fig1 COM"]
+    assert com_keys() != before  # the preview shows the new solution
+    bpy.data.objects["fig1 COM"].location.x += 0.0  # our own objects: no re-solve
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 0
+    # Handlers survive loading a file, and the live update still works there.
+    path = str(tmp_path / "live.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    assert live.on_depsgraph_update in bpy.app.handlers.depsgraph_update_post
+    objs = sorted((o for o in bpy.data.collections["fig1"].objects if o.footprint.is_footprint),
+                  key=lambda o: o.footprint.contact)
+    objs[7].footprint.liftoff += 0.02  # retiming counts too
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1

@@ -79,6 +79,9 @@ class FOOTPRINT_PT_rig(_FootprintsPanel, bpy.types.Panel):
         settings = coll.footprint_track
         layout.prop(settings, "rig")
         row = layout.row(align=True)
+        row.prop(settings, "live")
+        row.prop(settings, "show_overlay")
+        row = layout.row(align=True)
         row.operator("footprint.preview", icon="HIDE_OFF")
         row.operator("footprint.preview", text="", icon="X").remove = True
         layout.operator("footprint.bake", icon="NLA_PUSHDOWN")

@@ -1,0 +1,87 @@
+"""Live update (vdP97 is interactive): moving, rotating or retiming a footprint re-solves its track and
+refreshes the track's preview on its rig. The depsgraph handler only notes which tracks changed; the
+re-solve runs once per burst of edits from a timer (never from the draw path), and the handler ignores
+every update that is not a footprint, so the preview's own writes never trigger it again."""
+
+import bpy
+from bpy.app.handlers import persistent
+
+from . import preview, scene_io
+
+DEBOUNCE = 0.08  # seconds: a drag produces many updates; the re-solve waits for a pause
+_dirty = set()  # names of tracks edited since the last re-solve
+stats = {"solves": 0}  # how many re-solves ran (tests and the status bar read it)
+
+
+def _signature(coll):
+    return tuple((o.name, tuple(round(v, 6) for v in o.matrix_world.translation), round(o.rotation_euler.z, 6),
+                  round(o.footprint.contact, 6), round(o.footprint.liftoff, 6), o.footprint.foot)
+                 for o in scene_io.footprints(coll))
+
+
+_last = {}  # track name -> the footprints as last solved
+
+
+@persistent
+def on_depsgraph_update(scene, depsgraph):
+    for update in depsgraph.updates:
+        obj = update.id
+        if isinstance(obj, bpy.types.Object) and scene_io.is_footprint(obj.original):
+            coll = scene_io.track_of(obj.original)
+            if coll is not None and coll.footprint_track.live and coll.footprint_track.rig is not None:
+                _dirty.add(coll.name)
+    if _dirty and not bpy.app.background and not bpy.app.timers.is_registered(_on_timer):
+        bpy.app.timers.register(_on_timer, first_interval=DEBOUNCE)
+
+
+def _on_timer():
+    flush(bpy.context)
+    return None
+
+
+def flush(context):
+    """Re-solve every track edited since the last time whose footprints really changed; returns how many."""
+    solved = 0
+    for name in sorted(_dirty):
+        coll = bpy.data.collections.get(name)
+        if coll is None or not coll.footprint_track.is_track or coll.footprint_track.rig is None:
+            continue
+        signature = _signature(coll)
+        if _last.get(name) == signature:
+            continue  # an update that changed nothing the solver reads (selection, our own writes)
+        try:
+            preview.add(context, coll, coll.footprint_track.rig)
+        except (ValueError, RuntimeError) as exc:  # an invalid edit mid-drag: keep the last good preview
+            coll.footprint_track.last_report = ""
+            print(f"footprint live update: {exc}")
+            continue
+        _last[name] = signature
+        stats["solves"] += 1
+        solved += 1
+    _dirty.clear()
+    return solved
+
+
+@persistent
+def on_load(_dummy):
+    _dirty.clear()
+    _last.clear()
+
+
+HANDLERS = ((bpy.app.handlers.depsgraph_update_post, on_depsgraph_update), (bpy.app.handlers.load_post, on_load))
+
+
+def register():
+    for handlers, fn in HANDLERS:
+        if fn not in handlers:
+            handlers.append(fn)
+
+
+def unregister():
+    for handlers, fn in HANDLERS:
+        while fn in handlers:
+            handlers.remove(fn)
+    if bpy.app.timers.is_registered(_on_timer):
+        bpy.app.timers.unregister(_on_timer)
+    _dirty.clear()
+    _last.clear()

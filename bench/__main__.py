@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from . import bake_bench, running_bench, solver_bench
+from . import bake_bench, live_bench, running_bench, solver_bench
 
 
 def main(argv=None) -> int:
@@ -12,6 +12,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     solver_bench.run(repeats=3 if args.quick else 7)
     running_bench.run()
+    live_bench.run()
     bake_bench.run()
     return 0
 

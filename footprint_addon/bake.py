@@ -72,15 +72,15 @@ def rig_character(binding, base="human"):
                                   "ankle_reach": character.ankle_reach * scale})
 
 
-def solve_for_rig(context, coll, binding):
+def solve_for_rig(context, coll, binding, warm=None):
     """The track solved for the rig's own proportions, sampled at the scene's frames."""
-    from ..solver.schedule import build_schedule
-
     track = scene_io.read_track(coll)
     character = rig_character(binding, coll.footprint_track.character)
-    schedule = build_schedule(track, character)
-    frames, times = frame_times(context.scene, schedule.start, schedule.end)
-    motion = biped.solve(track, character, times=times)
+    # The motion spans first contact to last lift-off (the schedule's bounds; the solve validates).
+    if len(track) == 0:
+        raise BakeError(f"track {coll.name!r} has no footprints")
+    frames, times = frame_times(context.scene, float(track.contact.min()), float(track.liftoff.max()))
+    motion = biped.solve(track, character, times=times, warm=warm)
     return frames, motion
 
 

@@ -20,6 +20,7 @@ def _signature(coll):
 
 
 _last = {}  # track name -> the footprints as last solved
+_solutions = {}  # track name -> the last solution, to warm-start the next re-solve
 
 
 @persistent
@@ -50,7 +51,8 @@ def flush(context):
         if _last.get(name) == signature:
             continue  # an update that changed nothing the solver reads (selection, our own writes)
         try:
-            preview.add(context, coll, coll.footprint_track.rig)
+            motion = preview.refresh(context, coll, coll.footprint_track.rig, _solutions.get(name))
+            _solutions[name] = motion.solution
         except (ValueError, RuntimeError) as exc:  # an invalid edit mid-drag: keep the last good preview
             coll.footprint_track.last_report = ""
             print(f"footprint live update: {exc}")
@@ -66,6 +68,7 @@ def flush(context):
 def on_load(_dummy):
     _dirty.clear()
     _last.clear()
+    _solutions.clear()
 
 
 HANDLERS = ((bpy.app.handlers.depsgraph_update_post, on_depsgraph_update), (bpy.app.handlers.load_post, on_load))
@@ -85,3 +88,4 @@ def unregister():
         bpy.app.timers.unregister(_on_timer)
     _dirty.clear()
     _last.clear()
+    _solutions.clear()

@@ -38,27 +38,63 @@ def _keyed_empty(name, coll, owner, frames, rotations, positions, size, parent=N
     return empty
 
 
-def add(context, track, rig):
-    """Solve the track for the rig, add the preview; replaces this track's earlier preview."""
-    binding = bind(rig)
-    frames, motion = bake.solve_for_rig(context, track, binding)
-    rest = bake.world_rest(binding)
+def _keys(binding, motion, rest, track_name):
+    """What each preview empty is keyed with: {empty name: (rotations (N, 3, 3), positions (N, 3))}."""
     targets = bake.bone_targets(binding, motion, rest)
+    body_rot, body_pos = targets[binding.body]
+    local = np.einsum("nji,nj->ni", body_rot, body_pos - motion.com)
+    keys = {f"{track_name} COM": (body_rot, motion.com),
+            f"{track_name} body": (np.tile(np.eye(3), (len(motion.com), 1, 1)), local)}
+    for foot, bone in binding.feet.items():
+        keys[f"{track_name} IK {foot}"] = targets[bone]
+    return keys
+
+
+def refresh(context, track, rig, warm=None):
+    """Re-solve (from warm, when given) and rewrite the existing preview's keys in place; falls back to a
+    new preview when there is none or the frames changed. Returns the motion."""
+    binding = bind(rig)
+    frames, motion = bake.solve_for_rig(context, track, binding, warm)
+    keys = _keys(binding, motion, bake.world_rest(binding), track.name)
+    empties = {name: bpy.data.objects.get(name) for name in keys}
+    done = all(e is not None and e.get(OWNER_KEY) == track.name and e.animation_data and e.animation_data.action
+               for e in empties.values())
+    if done:
+        for name, (rotations, positions) in keys.items():
+            fcurves = {(fc.data_path, fc.array_index): fc for fc in animation.action_fcurves(empties[name].animation_data.action)}
+            quaternions = quaternion_from_matrix(rotations)
+            for k in range(3):
+                done &= animation.rewrite(fcurves[("location", k)], frames, positions[:, k])
+            for k in range(4):
+                done &= animation.rewrite(fcurves[("rotation_quaternion", k)], frames, quaternions[:, k])
+            if not done:
+                break
+    if not done:
+        return add(context, track, rig, (frames, motion))[1]
+    bake.remember(track, rig, motion)
+    return motion
+
+
+def add(context, track, rig, solved=None):
+    """Solve the track for the rig (unless solved = (frames, motion) is given) and add the preview;
+    replaces this track's earlier preview."""
+    binding = bind(rig)
+    frames, motion = solved if solved is not None else bake.solve_for_rig(context, track, binding)
+    keys = _keys(binding, motion, bake.world_rest(binding), track.name)
     remove(track, rig)
     coll = bpy.data.collections.new(preview_name(track))
     coll[OWNER_KEY] = track.name
     context.scene.collection.children.link(coll)
     size = 0.25 * binding.character().leg_length_nominal
-    body_rot, body_pos = targets[binding.body]
-    com = _keyed_empty(f"{track.name} COM", coll, track.name, frames, body_rot, motion.com, size)
+    com_name = f"{track.name} COM"
+    com = _keyed_empty(com_name, coll, track.name, frames, *keys[com_name], size)
     # The body control hangs off the COM by its rest offset (zero for Rigify's torso).
-    local = np.einsum("nji,nj->ni", body_rot, body_pos - motion.com)
-    body = _keyed_empty(f"{track.name} body", coll, track.name, frames, np.tile(np.eye(3), (len(frames), 1, 1)), local, size,
-                        parent=com)
+    body_name = f"{track.name} body"
+    body = _keyed_empty(body_name, coll, track.name, frames, *keys[body_name], size, parent=com)
     followers = {binding.body: body}
     for foot, bone in binding.feet.items():
-        rot, pos = targets[bone]
-        followers[bone] = _keyed_empty(f"{track.name} IK {foot}", coll, track.name, frames, rot, pos, size)
+        name = f"{track.name} IK {foot}"
+        followers[bone] = _keyed_empty(name, coll, track.name, frames, *keys[name], size)
     for bone, empty in followers.items():
         pose_bone = rig.pose.bones[bone]
         for kind in ("COPY_LOCATION", "COPY_ROTATION"):

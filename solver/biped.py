@@ -31,20 +31,27 @@ def resolve(track: Track, character=None, terrain=None):
 
 
 def solve(track: Track, character: Character | None = None, terrain=None, fps: float = 60.0,
-          method: str = "lm", weights: Weights = Weights(), times=None) -> Motion:
-    """One track to a Motion sampled at fps from its first contact, or at the given times (seconds)."""
-    return solve_batch([track], [character], [terrain], fps, method, weights, [times])[0]
+          method: str = "lm", weights: Weights = Weights(), times=None, warm=None) -> Motion:
+    """One track to a Motion sampled at fps from its first contact, or at the given times (seconds).
+
+    warm: the `solution` of an earlier Motion of a track with the same contact schedule (footprints moved
+    or turned, not retimed): the optimiser starts there, a few iterations from the new optimum.
+    """
+    return solve_batch([track], [character], [terrain], fps, method, weights, [times], warm)[0]
 
 
 def solve_batch(tracks, characters=None, terrains=None, fps: float = 60.0, method: str = "lm",
-                weights: Weights = Weights(), times=None):
+                weights: Weights = Weights(), times=None, warm=None):
     """Solve independent tracks together: one problem, one optimisation, one Motion per track."""
     started = time.perf_counter()
     characters = characters or [None] * len(tracks)
     terrains = terrains or [None] * len(tracks)
     items = [(t,) + resolve(t, c, g) for t, c, g in zip(tracks, characters, terrains)]
     problem = Problem(items, weights)
-    result = METHODS[method](problem)
+    start = None
+    if warm is not None and np.shape(warm) == (problem.n_free, 6) and method == "lm":
+        start = np.asarray(warm, dtype=float)
+    result = METHODS[method](problem) if start is None else METHODS[method](problem, start)
     times = times or [None] * len(tracks)
     motions = [sample_motion(problem, part, result.free[part.free], fps, t)
                for part, t in zip(problem.parts, times)]
@@ -54,7 +61,9 @@ def solve_batch(tracks, characters=None, terrains=None, fps: float = 60.0, metho
         motion.solve_seconds = elapsed / len(motions)
         motion.report["energy"] = {k: float(v[i]) for k, v in terms.items()}
         motion.report["optimizer"] = {"method": method, "iterations": result.iterations,
-                                      "evaluations": result.evaluations, "converged": result.converged}
+                                      "evaluations": result.evaluations, "converged": result.converged,
+                                      "warm_start": start is not None}
+        motion.solution = result.free[problem.parts[i].free]
     return motions
 
 

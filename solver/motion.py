@@ -33,6 +33,7 @@ class Motion:
     report: dict = field(default_factory=dict)
     solve_seconds: float = 0.0
     track: object = None  # the footprints solved, in time order (None for generated cycles)
+    solution: object = None  # the optimiser's free knot states, to warm-start a re-solve
 
     def to_json(self) -> dict:
         feet = self.character.feet

@@ -18,7 +18,8 @@ import numpy as np
 from . import blocktridiag
 from .problem import Problem
 
-GREEDY_SCALES = (0.06, 0.02)  # metres (vdP97 §2.4.3); tangents move by scale / mean segment duration
+GREEDY_SCALES = (0.06, 0.02)
+WARM_TOLERANCE = 1e-4  # metres (vdP97 §2.4.3); tangents move by scale / mean segment duration
 
 
 @dataclass
@@ -41,12 +42,16 @@ def _model_decrease(step, diag, upper, grad, track, n_tracks):
 
 
 def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, tolerance: float = 1e-6):
-    """Minimise every track's energy; damping follows Nielsen's gain-ratio rule, per track."""
+    """Minimise every track's energy; damping follows Nielsen's gain-ratio rule, per track. Started from a
+    given solution (a warm start, close to the optimum) the first steps are trusted more."""
+    damping0 = 0.1 if free is None else 1e-3
+    if free is not None:  # a warm start sits next to the optimum: stop once a step gains under 1e-4
+        tolerance = max(tolerance, WARM_TOLERANCE)
     free = problem.initial_free() if free is None else free.copy()
     n_tracks = problem.n_tracks
     track = problem.free_track
     energies, diag, upper, grad = problem.linearize(free)
-    damping = np.full(n_tracks, 0.1)
+    damping = np.full(n_tracks, damping0)
     growth = np.full(n_tracks, 2.0)
     done = np.zeros(n_tracks, dtype=bool)
     evaluations = 1

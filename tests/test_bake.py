@@ -442,9 +442,13 @@ def test_moving_a_footprint_re_solves_once_and_refreshes_the_preview(addon, rig_
     bpy.context.view_layer.update()
     objs[5].location.y += 0.03  # a drag: two updates, one re-solve
     bpy.context.view_layer.update()
+    com_before = bpy.data.objects["fig1 COM"].as_pointer()
     assert live.flush(bpy.context) == 1 and live.stats["solves"] == solves + 1
     com = bpy.data.objects["fig1 COM"]
     assert com_keys() != before  # the preview shows the new solution
+    assert com.as_pointer() == com_before  # rewritten in place, not rebuilt
+    report = json.loads(bpy.data.collections["fig1"].footprint_track.last_report)
+    assert report["optimizer"]["warm_start"]
     bpy.data.objects["fig1 COM"].location.x += 0.0  # our own objects: no re-solve
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 0

@@ -254,3 +254,16 @@ def test_min_jerk_swing_profile_is_bell_shaped():
     speed = np.gradient(s, u)
     assert s[0] == 0 and s[-1] == 1 and speed[0] == pytest.approx(0, abs=1e-3) and speed[-1] == pytest.approx(0, abs=1e-3)
     assert np.argmax(speed) == 50
+
+
+def test_warm_start_reaches_the_same_optimum_in_fewer_iterations():
+    t = track("fig1")
+    first = biped.solve(t)
+    moved = t.replace(positions=t.positions + np.where(np.arange(12)[:, None] == 5, [0.0, 0.04, 0.0], 0.0))
+    cold, warm = biped.solve(moved), biped.solve(moved, warm=first.solution)
+    assert warm.report["optimizer"]["warm_start"] and not cold.report["optimizer"]["warm_start"]
+    assert warm.report["optimizer"]["iterations"] < cold.report["optimizer"]["iterations"]
+    assert warm.report["energy"]["total"] == pytest.approx(cold.report["energy"]["total"], rel=1e-4)
+    retimed = t.replace(contact=t.contact + 0.0, liftoff=t.liftoff + np.where(np.arange(12) == 11, 0.3, 0.0))
+    other = biped.solve(retimed, warm=np.zeros((3, 6)))  # a solution of another shape is ignored
+    assert not other.report["optimizer"]["warm_start"]

@@ -13,7 +13,7 @@ _dirty = set()  # names of tracks edited since the last re-solve
 stats = {"solves": 0}  # how many re-solves ran (tests and the status bar read it)
 
 
-def _signature(coll):
+def signature(coll):
     return tuple((o.name, tuple(round(v, 6) for v in o.matrix_world.translation), round(o.rotation_euler.z, 6),
                   round(o.footprint.contact, 6), round(o.footprint.liftoff, 6), o.footprint.foot)
                  for o in scene_io.footprints(coll))
@@ -21,6 +21,11 @@ def _signature(coll):
 
 _last = {}  # track name -> the footprints as last solved
 _solutions = {}  # track name -> the last solution, to warm-start the next re-solve
+_motions = {}  # track name -> the last motion, for the viewport overlay
+
+
+def last_motion(name):
+    return _motions.get(name)
 
 
 @persistent
@@ -47,8 +52,8 @@ def flush(context):
         coll = bpy.data.collections.get(name)
         if coll is None or not coll.footprint_track.is_track or coll.footprint_track.rig is None:
             continue
-        signature = _signature(coll)
-        if _last.get(name) == signature:
+        current = signature(coll)
+        if _last.get(name) == current:
             continue  # an update that changed nothing the solver reads (selection, our own writes)
         try:
             motion = preview.refresh(context, coll, coll.footprint_track.rig, _solutions.get(name))
@@ -57,18 +62,22 @@ def flush(context):
             coll.footprint_track.last_report = ""
             print(f"footprint live update: {exc}")
             continue
-        _last[name] = signature
+        _last[name] = current
+        _motions[name] = motion
         stats["solves"] += 1
         solved += 1
     _dirty.clear()
     return solved
 
 
+def _forget():
+    for state in (_dirty, _last, _solutions, _motions):
+        state.clear()
+
+
 @persistent
 def on_load(_dummy):
-    _dirty.clear()
-    _last.clear()
-    _solutions.clear()
+    _forget()
 
 
 HANDLERS = ((bpy.app.handlers.depsgraph_update_post, on_depsgraph_update), (bpy.app.handlers.load_post, on_load))
@@ -86,6 +95,4 @@ def unregister():
             handlers.remove(fn)
     if bpy.app.timers.is_registered(_on_timer):
         bpy.app.timers.unregister(_on_timer)
-    _dirty.clear()
-    _last.clear()
-    _solutions.clear()
+    _forget()

@@ -2,6 +2,7 @@
 
 import json
 import math
+import os
 import sys
 
 import bpy
@@ -12,6 +13,8 @@ from mathutils import Vector, geometry
 from blender_scenes import (angle_degrees, bezier_circle, displaced_terrain, footprint_objects, local_axes,
                             poly_line, raycast_down)
 from scene_state import snapshot
+
+ROOT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 MM = 1e-3
 
@@ -294,3 +297,21 @@ def test_runner_run_along_a_curve_starts_and_stops_standing(addon, clean):
     motion = biped.solve(scene_io.read_track(coll))
     assert motion.report["flight"]["samples"] > 0
     assert motion.report["flight"]["vertical_acceleration_error"] <= 0.02
+
+
+def test_overlay_geometry_for_a_track_and_no_drawing_headless(addon, clean):
+    fig1 = os.path.join(ROOT_DIR, "tests", "data", "fig1.json")
+    assert bpy.ops.footprint.import_json(filepath=fig1) == {"FINISHED"}
+    coll = bpy.context.scene.footprint.active_track
+    overlay = sys.modules[f"{addon}.footprint_addon.ui.overlay"]
+    scene_io = sys.modules[f"{addon}.footprint_addon.scene_io"]
+    biped = sys.modules[f"{addon}.solver.biped"]
+    drawing = sys.modules[f"{addon}.solver.drawing"]
+    motion = biped.solve(scene_io.read_track(coll))
+    lines, colors = overlay.overlay_lines(coll, motion)
+    outline_segments = 12 * 16
+    assert lines.shape == (outline_segments + 23 + len(motion.times) - 1, 2, 3) and colors.shape[0] == len(lines)
+    com = colors[outline_segments + 23:]
+    flight = ~motion.contact[:-1].any(axis=1)
+    assert flight.any() and np.allclose(com[flight], drawing.PHASE_COLORS["flight"])
+    assert overlay._handlers == []  # background mode: nothing is drawn, nothing registered

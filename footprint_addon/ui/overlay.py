@@ -1,0 +1,101 @@
+"""Viewport overlay (vdP97 Fig. 3 and 15): footprint outlines, timing daggers and the COM path coloured by
+support phase in the 3D view, and a timing diagram with the current frame in its corner. The geometry
+comes from solver.drawing (tested headless); GPU batches are rebuilt only when the footprints or the
+solution change, and nothing is drawn or registered in background mode."""
+
+import bpy
+import numpy as np
+
+from ...solver import drawing
+from .. import live, scene_io
+
+_handlers = []
+_cache = {}  # track name -> (signature, batch)
+
+
+def overlay_lines(coll, motion=None):
+    """Line segments (M, 2, 3) and colours (M, 4) for a track: outlines, daggers, and the COM path."""
+    objs = scene_io.footprints(coll)
+    if not objs:
+        return np.zeros((0, 2, 3)), np.zeros((0, 4))
+    character = scene_io.character_of(coll)
+    track = scene_io.read_track(coll, objs)
+    matrices = np.array([np.array(o.matrix_world) for o in objs])
+    outlines = drawing.outlines_in_world(matrices, character.foot_length, character.foot_width, lift=0.005)
+    rings = np.stack([outlines, np.roll(outlines, -1, axis=1)], axis=2).reshape(-1, 2, 3)
+    ring_colors = np.repeat([drawing.FOOT_COLORS.get(str(f), drawing.PHASE_COLORS["other"]) for f in track.feet],
+                            outlines.shape[1], axis=0)
+    daggers, owner = drawing.daggers(track.positions + [0.0, 0.0, 0.01], track.headings, track.feet,
+                                     track.contact, track.liftoff)
+    dagger_colors = np.array([drawing.FOOT_COLORS.get(str(track.feet[o]), drawing.PHASE_COLORS["other"])
+                              for o in owner])
+    parts = [(rings, ring_colors), (daggers, dagger_colors)]
+    if motion is not None:
+        parts.append(drawing.com_path(motion.com, motion.contact, motion.character.feet))
+    return (np.concatenate([p[0] for p in parts]).astype(np.float32),
+            np.concatenate([np.asarray(p[1]).reshape(-1, 4) for p in parts]).astype(np.float32))
+
+
+def _draw_view():
+    import gpu
+    from gpu_extras.batch import batch_for_shader
+
+    shader = gpu.shader.from_builtin("FLAT_COLOR")
+    for coll in bpy.data.collections:
+        settings = coll.footprint_track
+        if not (settings.is_track and settings.show_overlay):
+            continue
+        motion = live.last_motion(coll.name)
+        signature = (live.signature(coll), id(motion))
+        cached = _cache.get(coll.name)
+        if cached is None or cached[0] != signature:
+            lines, colors = overlay_lines(coll, motion)
+            batch = batch_for_shader(shader, "LINES", {"pos": lines.reshape(-1, 3),
+                                                      "color": np.repeat(colors, 2, axis=0)})
+            cached = _cache[coll.name] = (signature, batch)
+        gpu.state.line_width_set(2.0)
+        cached[1].draw(shader)
+
+
+def _draw_timing():
+    import gpu
+    from gpu_extras.batch import batch_for_shader
+
+    coll = scene_io.active_track(bpy.context)
+    if coll is None or not coll.footprint_track.show_overlay:
+        return
+    objs = scene_io.footprints(coll)
+    if not objs:
+        return
+    track = scene_io.read_track(coll, objs)
+    rows, bars = drawing.timing_bars(track.feet, track.contact, track.liftoff)
+    scene = bpy.context.scene
+    now = (scene.frame_current - scene.frame_start) / (scene.render.fps / scene.render.fps_base)
+    t0, t1 = float(track.contact.min()), float(max(track.liftoff.max(), now))
+    x0, y0, width, row_h = 60.0, 40.0, 360.0, 14.0
+    verts, colors = [], []
+    for row, start, end in bars:
+        xa, xb = x0 + (start - t0) / (t1 - t0) * width, x0 + (end - t0) / (t1 - t0) * width
+        ya, yb = y0 + row * (row_h + 4), y0 + row * (row_h + 4) + row_h
+        color = drawing.FOOT_COLORS.get(rows[int(row)], drawing.PHASE_COLORS["other"])
+        verts += [(xa, ya), (xb, ya), (xb, yb), (xa, ya), (xb, yb), (xa, yb)]
+        colors += [color] * 6
+    x = x0 + (now - t0) / (t1 - t0) * width  # the current frame
+    top = y0 + len(rows) * (row_h + 4)
+    verts += [(x - 1, y0 - 4), (x + 1, y0 - 4), (x + 1, top), (x - 1, y0 - 4), (x + 1, top), (x - 1, top)]
+    colors += [(1.0, 1.0, 1.0, 1.0)] * 6
+    shader = gpu.shader.from_builtin("FLAT_COLOR")
+    batch_for_shader(shader, "TRIS", {"pos": verts, "color": colors}).draw(shader)
+
+
+def register():
+    if bpy.app.background:  # no GPU drawing without a window
+        return
+    _handlers.append(bpy.types.SpaceView3D.draw_handler_add(_draw_view, (), "WINDOW", "POST_VIEW"))
+    _handlers.append(bpy.types.SpaceView3D.draw_handler_add(_draw_timing, (), "WINDOW", "POST_PIXEL"))
+
+
+def unregister():
+    while _handlers:
+        bpy.types.SpaceView3D.draw_handler_remove(_handlers.pop(), "WINDOW")
+    _cache.clear()

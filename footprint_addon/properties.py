@@ -96,6 +96,8 @@ class TrackProperties(bpy.types.PropertyGroup):
                        description="Re-solve and refresh the preview when a footprint moves or is retimed")
     show_overlay: BoolProperty(name="Show Overlay", default=True,
                                description="Draw footprints, timing daggers and the COM path in the viewport")
+    show_ghost: BoolProperty(name="Ghost", default=False,
+                             description="Draw the body's pose a little before and after the current frame")
     last_report: StringProperty(name="Quality Report", options={"HIDDEN"},
                                 description="The quality report of the last bake or preview (JSON)")
 

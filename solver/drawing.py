@@ -88,3 +88,20 @@ def timing_bars(feet, contact, liftoff, foot_order=("L", "R", "LH", "RH", "LF", 
     rows = [f for f in foot_order if f in set(np.asarray(feet).tolist())]
     row = np.array([rows.index(str(f)) for f in feet])
     return rows, np.column_stack([row, contact, liftoff])
+
+
+def ghost_lines(motion, time, offsets=(-0.3, -0.15, 0.15, 0.3)):
+    """A faint stick figure (COM to hips to feet) at times around `time`: segments (M, 2, 3) and the
+    alpha of each (nearer in time, more opaque). Times outside the motion are skipped."""
+    times = motion.times
+    segments, alphas = [], []
+    for offset in offsets:
+        t = time + offset
+        if t < times[0] or t > times[-1]:
+            continue
+        i = int(np.clip(np.searchsorted(times, t), 0, len(times) - 1))
+        com, hips, feet = motion.com[i], motion.hips[i], motion.feet[i]
+        for leg in range(hips.shape[0]):
+            segments += [(com, hips[leg]), (hips[leg], feet[leg])]
+        alphas += [0.45 * (1.0 - abs(offset) / (2.0 * max(abs(o) for o in offsets)))] * (2 * hips.shape[0])
+    return np.array(segments, dtype=float).reshape(-1, 2, 3), np.array(alphas)

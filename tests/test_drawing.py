@@ -86,3 +86,13 @@ def test_plot_command(fig1, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "footprint_locomotion", "plot", str(bad), "--output", str(out)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1 and "missing" in proc.stderr
+
+
+def test_ghost_poses_around_the_current_time(fig1):
+    now = float(fig1.times[len(fig1.times) // 2])
+    lines, alphas = drawing.ghost_lines(fig1, now)
+    assert lines.shape == (4 * 4, 2, 3) and alphas.shape == (16,)  # 4 times x (COM-hip, hip-foot) x 2 legs
+    assert np.allclose(lines[0, 0], fig1.com[np.searchsorted(fig1.times, now - 0.3)])
+    assert alphas[4] > alphas[0]  # 0.15 s away is drawn more strongly than 0.3 s away
+    early, _ = drawing.ghost_lines(fig1, float(fig1.times[0]))
+    assert len(early) == 2 * 4  # only the future poses exist at the very start

@@ -55,6 +55,16 @@ def _draw_view():
             cached = _cache[coll.name] = (signature, batch)
         gpu.state.line_width_set(2.0)
         cached[1].draw(shader)
+        if settings.show_ghost and motion is not None:
+            scene = bpy.context.scene
+            now = (scene.frame_current - scene.frame_start) / (scene.render.fps / scene.render.fps_base)
+            lines, alphas = drawing.ghost_lines(motion, now)
+            if len(lines):
+                colors = np.repeat(np.column_stack([np.full((len(alphas), 3), 0.9), alphas]), 2, axis=0)
+                gpu.state.blend_set("ALPHA")
+                batch_for_shader(shader, "LINES", {"pos": lines.reshape(-1, 3).astype(np.float32),
+                                                  "color": colors.astype(np.float32)}).draw(shader)
+                gpu.state.blend_set("NONE")
 
 
 def _draw_timing():

@@ -81,6 +81,7 @@ class FOOTPRINT_PT_rig(_FootprintsPanel, bpy.types.Panel):
         row = layout.row(align=True)
         row.prop(settings, "live")
         row.prop(settings, "show_overlay")
+        row.prop(settings, "show_ghost")
         row = layout.row(align=True)
         row.operator("footprint.preview", icon="HIDE_OFF")
         row.operator("footprint.preview", text="", icon="X").remove = True

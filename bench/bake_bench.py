@@ -5,23 +5,17 @@ import time
 
 import numpy as np
 
+from .scenes import rigify_human
+
 
 def run():
-    import bpy  # first: Blender's own modules (addon_utils) come with it
-    import addon_utils
+    rig = rigify_human()
+    import bpy
 
-    import footprint_locomotion
     from footprint_locomotion.footprint_addon import bake, scene_io
     from footprint_locomotion.footprint_addon.rigs import bind
     from footprint_locomotion.solver import character, footpath, timing
 
-    if not hasattr(bpy.types, "FOOTPRINT_OT_bake"):
-        footprint_locomotion.register()
-    addon_utils.enable("rigify", default_set=True)
-    bpy.ops.wm.read_homefile(use_empty=True)
-    bpy.ops.object.armature_human_metarig_add()
-    bpy.ops.pose.rigify_generate()
-    rig = bpy.context.active_object
     scene = bpy.context.scene
     scene.render.fps, scene.render.fps_base = 24, 1.0
     human = character.preset("human")

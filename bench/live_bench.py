@@ -5,20 +5,15 @@ import os
 import statistics
 import time
 
+from .scenes import rigify_human
+
 
 def run(moves=41):
-    import bpy  # first: Blender's own modules come with it
-    import addon_utils
+    rigify_human()
+    import bpy
 
-    import footprint_locomotion
     from footprint_locomotion.footprint_addon import live
 
-    if not hasattr(bpy.types, "FOOTPRINT_OT_bake"):
-        footprint_locomotion.register()
-    addon_utils.enable("rigify", default_set=True)
-    bpy.ops.wm.read_homefile(use_empty=True)
-    bpy.ops.object.armature_human_metarig_add()
-    bpy.ops.pose.rigify_generate()
     data = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "data", "fig1.json")
     bpy.ops.footprint.import_json(filepath=data)
     bpy.ops.footprint.preview(rig="rig")

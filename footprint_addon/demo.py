@@ -11,7 +11,7 @@ import bpy
 import numpy as np
 
 from ..solver.character import preset
-from ..solver.drawing import outlines_in_world
+from ..solver.drawing import foot_color, outlines_in_world
 from ..solver.examples import fig1_track
 from ..solver import running
 from ..solver.placement import append_step
@@ -112,7 +112,7 @@ def footprint_render_mesh(coll, name="Footprint shapes"):
     feet = sorted({o.footprint.foot for o in objs})
     for foot in feet:
         mat = bpy.data.materials.new(f"Footprint {foot}")
-        mat.diffuse_color = scene_io.FOOT_COLORS[foot]
+        mat.diffuse_color = foot_color(foot)
         mesh.materials.append(mat)
     mesh.polygons.foreach_set("material_index", [feet.index(o.footprint.foot) for o in objs])
     mesh.update()

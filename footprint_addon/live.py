@@ -10,7 +10,8 @@ from . import preview, scene_io
 
 DEBOUNCE = 0.08  # seconds: a drag produces many updates; the re-solve waits for a pause
 _dirty = set()  # names of tracks edited since the last re-solve
-stats = {"solves": 0}  # how many re-solves ran (tests and the status bar read it)
+stats = {"solves": 0}
+errors = {}  # track name -> why its last re-solve failed (shown in the Rig panel)  # how many re-solves ran (tests and the status bar read it)
 
 
 def signature(coll):
@@ -59,9 +60,9 @@ def flush(context):
             motion = preview.refresh(context, coll, coll.footprint_track.rig, _solutions.get(name))
             _solutions[name] = motion.solution
         except (ValueError, RuntimeError) as exc:  # an invalid edit mid-drag: keep the last good preview
-            coll.footprint_track.last_report = ""
-            print(f"footprint live update: {exc}")
+            errors[name] = str(exc)
             continue
+        errors.pop(name, None)
         _last[name] = current
         _motions[name] = motion
         stats["solves"] += 1
@@ -71,7 +72,7 @@ def flush(context):
 
 
 def _forget():
-    for state in (_dirty, _last, _solutions, _motions):
+    for state in (_dirty, _last, _solutions, _motions, errors):
         state.clear()
 
 

@@ -12,15 +12,10 @@ import bpy
 import numpy as np
 
 from ..solver import character as solver_character
-from ..solver import footpath
+from ..solver import drawing, footpath
 from ..solver.track import Track, make_track, validate
 
 ROTATION_MODE = "YXZ"
-FOOT_COLORS = {
-    "L": (0.85, 0.2, 0.85, 1.0), "R": (0.9, 0.15, 0.15, 1.0),
-    "LH": (0.85, 0.2, 0.85, 1.0), "RH": (0.9, 0.15, 0.15, 1.0),
-    "LF": (0.3, 0.4, 0.95, 1.0), "RF": (0.95, 0.55, 0.1, 1.0),
-}
 
 
 # --- finding tracks and footprints ----------------------------------------------------------------
@@ -146,7 +141,7 @@ def create_footprint(coll, foot, character):
     obj.rotation_mode = ROTATION_MODE
     obj.footprint.is_footprint = True
     obj.footprint.foot = foot
-    obj.color = FOOT_COLORS[foot]
+    obj.color = drawing.foot_color(foot)
     coll.objects.link(obj)
     return obj
 
@@ -158,7 +153,7 @@ def write_footprint(obj, foot, position, heading, contact, liftoff, pitch=0.0, r
     obj.location = position
     obj.rotation_euler = (pitch, roll, heading)
     obj.footprint.foot = foot
-    obj.color = FOOT_COLORS[foot]
+    obj.color = drawing.foot_color(foot)
     obj.footprint.contact = contact
     obj.footprint.liftoff = liftoff
 

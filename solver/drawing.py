@@ -33,7 +33,14 @@ PHASE_COLORS = {
     "flight": (0.55, 0.75, 1.0, 1.0),
     "other": (0.5, 0.5, 0.5, 1.0),
 }
-FOOT_COLORS = {"L": PHASE_COLORS["left"], "R": PHASE_COLORS["right"]}
+FOOT_COLORS = {  # bipeds in the stance colours; quadrupeds' hind feet likewise, front feet blue and orange
+    "L": PHASE_COLORS["left"], "R": PHASE_COLORS["right"], "LH": PHASE_COLORS["left"], "RH": PHASE_COLORS["right"],
+    "LF": (0.3, 0.4, 0.95, 1.0), "RF": (0.95, 0.55, 0.1, 1.0),
+}
+
+
+def foot_color(foot):
+    return FOOT_COLORS.get(str(foot), PHASE_COLORS["other"])
 DAGGER_SCALE = 0.5  # metres of dagger per second of stance or step (drawn sideways from the footprint)
 CROSSBAR = 0.12  # metres
 

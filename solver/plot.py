@@ -43,9 +43,9 @@ def geometry(doc: dict):
     dagger_lines, owner = drawing.daggers(positions, headings, feet, contact, liftoff)
     rows, bars = drawing.timing_bars(feet, contact, liftoff)
     return {
-        "outlines": outlines, "outline_colors": [drawing.FOOT_COLORS.get(f, drawing.PHASE_COLORS["other"]) for f in feet],
+        "outlines": outlines, "outline_colors": [drawing.foot_color(f) for f in feet],
         "path": path[:, :, :2], "path_colors": path_colors,
-        "daggers": dagger_lines[:, :, :2], "dagger_colors": [drawing.FOOT_COLORS.get(feet[o], (0.3, 0.3, 0.3, 1.0)) for o in owner],
+        "daggers": dagger_lines[:, :, :2], "dagger_colors": [drawing.foot_color(feet[o]) for o in owner],
         "rows": rows, "bars": bars, "time": (float(min(contact.min(), 0.0)), float(max(liftoff.max(), doc["times"][-1]))),
     }
 
@@ -98,7 +98,7 @@ def to_svg(g) -> str:
         out.append(f'<text x="8" y="{y + 0.75 * h:.1f}" font-size="14" font-family="sans-serif">{name}</text>')
     for row, start, end in g["bars"]:
         x, y, w, h = bar_px(int(row), start, end)
-        color = drawing.FOOT_COLORS.get(g["rows"][int(row)], (0.3, 0.3, 0.3, 1.0))
+        color = drawing.foot_color(g["rows"][int(row)])
         out.append(f'<rect class="contact" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" fill="{_hex(color)}"/>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -130,7 +130,7 @@ def to_png(g) -> bytes:
         line(a, b, color, 3)
     for row, start, end in g["bars"]:
         x, y, w, h = bar_px(int(row), start, end)
-        color = drawing.FOOT_COLORS.get(g["rows"][int(row)], (0.3, 0.3, 0.3, 1.0))
+        color = drawing.foot_color(g["rows"][int(row)])
         image[int(y):int(math.ceil(y + h)), int(x):int(math.ceil(x + w))] = color[:3]
     raw = (np.clip(image, 0, 1) * 255).astype(np.uint8)
     rows = b"".join(b"\x00" + raw[y].tobytes() for y in range(height))

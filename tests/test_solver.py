@@ -244,8 +244,12 @@ def test_body_yaw_follows_the_feet_through_a_turn(motions):
     brute = np.arctan2(overlap @ np.sin(h), overlap @ np.cos(h))
     has = overlap.sum(axis=1) > 0
     assert np.allclose(orientation.body_yaw(t, c, lo, h)[has], brute[has])
-    # Banking leans into the turn: the roll has the sign of the lateral acceleration.
-    assert np.mean(motion.roll) != 0.0
+    # The roll is the gait's oscillation plus banking into the turn (a fraction of atan(a_lat / g)).
+    bank = orientation.bank(motion.com_acceleration, motion.yaw, motion.character.bank_gain)
+    _pitch, oscillation = orientation.oscillation(orientation.stride_phase(motion.times, motion.track.contact),
+                                                  motion.character.pitch_amplitude, motion.character.roll_amplitude)
+    assert np.allclose(motion.roll, oscillation + bank)
+    assert np.abs(bank).max() > np.radians(1.0)  # the turn really banks
 
 
 def test_min_jerk_swing_profile_is_bell_shaped():

@@ -23,12 +23,11 @@ def overlay_lines(coll, motion=None):
     matrices = np.array([np.array(o.matrix_world) for o in objs])
     outlines = drawing.outlines_in_world(matrices, character.foot_length, character.foot_width, lift=0.005)
     rings = np.stack([outlines, np.roll(outlines, -1, axis=1)], axis=2).reshape(-1, 2, 3)
-    ring_colors = np.repeat([drawing.FOOT_COLORS.get(str(f), drawing.PHASE_COLORS["other"]) for f in track.feet],
+    ring_colors = np.repeat([drawing.foot_color(f) for f in track.feet],
                             outlines.shape[1], axis=0)
     daggers, owner = drawing.daggers(track.positions + [0.0, 0.0, 0.01], track.headings, track.feet,
                                      track.contact, track.liftoff)
-    dagger_colors = np.array([drawing.FOOT_COLORS.get(str(track.feet[o]), drawing.PHASE_COLORS["other"])
-                              for o in owner])
+    dagger_colors = np.array([drawing.foot_color(track.feet[o]) for o in owner])
     parts = [(rings, ring_colors), (daggers, dagger_colors)]
     if motion is not None:
         parts.append(drawing.com_path(motion.com, motion.contact, motion.character.feet))
@@ -87,7 +86,7 @@ def _draw_timing():
     for row, start, end in bars:
         xa, xb = x0 + (start - t0) / (t1 - t0) * width, x0 + (end - t0) / (t1 - t0) * width
         ya, yb = y0 + row * (row_h + 4), y0 + row * (row_h + 4) + row_h
-        color = drawing.FOOT_COLORS.get(rows[int(row)], drawing.PHASE_COLORS["other"])
+        color = drawing.foot_color(rows[int(row)])
         verts += [(xa, ya), (xb, ya), (xb, yb), (xa, ya), (xb, yb), (xa, yb)]
         colors += [color] * 6
     x = x0 + (now - t0) / (t1 - t0) * width  # the current frame

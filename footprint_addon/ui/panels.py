@@ -5,7 +5,7 @@ import json
 import bpy
 
 from ...solver.errors import FootprintError
-from .. import scene_io
+from .. import live, scene_io
 
 MAX_INTERVAL_ROWS = 12
 
@@ -88,6 +88,9 @@ class FOOTPRINT_PT_rig(_FootprintsPanel, bpy.types.Panel):
         layout.operator("footprint.bake", icon="NLA_PUSHDOWN")
         layout.operator("footprint.setup_leg_ik", icon="CON_KINEMATIC")
         layout.operator("footprint.run_cycle", icon="MOD_TIME")
+        problem = live.errors.get(coll.name)
+        if problem:
+            layout.label(text=problem, icon="ERROR")
         for line in report_lines(settings.last_report):
             layout.label(text=line)
 

@@ -31,14 +31,13 @@ class OptimizeResult:
     converged: bool
 
 
-def _model_decrease(step, diag, upper, grad, track, n_tracks):
-    """Per track, the decrease of E = |r|^2 that the Gauss-Newton model predicts for a step."""
-    quad = np.einsum("ni,nij,nj->n", step, diag, step)
-    if len(upper):
-        cross = 2.0 * np.einsum("ni,nij,nj->n", step[:-1], upper, step[1:])
-        quad[:-1] += cross  # a block pair never spans two tracks (its upper block is zero)
-    per_state = -(2.0 * np.einsum("ni,ni->n", grad, step) + quad)
-    return np.bincount(track, per_state, n_tracks)
+def _select(keep, new, old):
+    """Rows of new where keep, else of old (most iterations keep all or nothing: no copy then)."""
+    if keep.all():
+        return new
+    if not keep.any():
+        return old
+    return np.where(keep.reshape((-1,) + (1,) * (new.ndim - 1)), new, old)
 
 
 def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, tolerance: float = 1e-6):
@@ -56,24 +55,29 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
     done = np.zeros(n_tracks, dtype=bool)
     evaluations = 1
     iteration = 0
-    eye = np.eye(6)
+    rows = np.arange(6)
     for iteration in range(1, max_iterations + 1):
-        scale = np.einsum("nii->ni", diag) + 1e-9  # Marquardt: damp each variable by its own curvature
-        damped = diag + damping[track][:, None, None] * scale[:, :, None] * eye
+        # Marquardt: damp each variable by its own curvature.
+        scale = diag[:, rows, rows] + 1e-9
+        shift = damping[track][:, None] * scale
+        damped = diag.copy()
+        damped[:, rows, rows] += shift
         step = blocktridiag.solve(damped, upper, -grad)
-        step[done[track]] = 0.0
-        predicted = _model_decrease(step, diag, upper, grad, track, n_tracks)
+        if done.any():
+            step[done[track]] = 0.0
+        # The Gauss-Newton model's decrease: with (A + D) s = -g, -(2 g.s + s.A s) = -g.s + s.D s.
+        predicted = np.bincount(track, (shift * step * step).sum(axis=1) - (grad * step).sum(axis=1), n_tracks)
         trial = free + step
         new_energies, new_diag, new_upper, new_grad = problem.linearize(trial)
         evaluations += 1
         better = (new_energies < energies) & ~done
         gain = np.where(better, (energies - new_energies) / np.maximum(predicted, 1e-300), 0.0)
         keep = better[track]
-        free = np.where(keep[:, None], trial, free)
-        diag = np.where(keep[:, None, None], new_diag, diag)
-        grad = np.where(keep[:, None], new_grad, grad)
+        free = _select(keep, trial, free)
+        diag = _select(keep, new_diag, diag)
+        grad = _select(keep, new_grad, grad)
         if len(upper):
-            upper = np.where((keep[:-1] & keep[1:])[:, None, None], new_upper, upper)
+            upper = _select(keep[:-1] & keep[1:], new_upper, upper)
         damping = np.where(better, damping * np.maximum(1.0 / 3.0, 1.0 - (2.0 * gain - 1.0) ** 3), damping * growth)
         growth = np.where(better, 2.0, growth * 2.0)
         small_gain = better & (energies - new_energies <= tolerance * np.maximum(new_energies, 1e-30))

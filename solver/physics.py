@@ -8,108 +8,90 @@ spanned by the unit vectors K_i from each support point to the COM:
 - double stance: the wedge between K_1 and K_2 in their plane (vdP97 Fig. 8, Torkos eq. 3: the
   out-of-plane part and the in-plane part outside the wedge are non-physical);
 - three or four legs (quadrupeds): the polyhedral cone.
-The non-physical force is F minus its projection onto that cone, found exactly by trying every face of
-the cone (the projection lies in the relative interior of one face); vectorised over samples.
+The non-physical force is F minus its projection onto that cone. The projection is the orthogonal
+projection onto the span of one face of the cone (the empty face, one leg, two or three legs) whose
+coefficients are all >= 0; of those faces the one that keeps most of F, F.P F, is the answer. Every face
+is tried at once: per sample and face, the inverse Gram matrix of the face's K_i gives the coefficients.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
 
 from .spline import GRAVITY_VECTOR
 
-_RIDGE = 1e-12
+_RIDGE = 1e-12  # keeps the Gram matrix of two nearly parallel legs invertible
 
 
+@lru_cache(maxsize=None)
 def _faces(legs: int):
-    return [c for k in range(1, min(legs, 3) + 1) for c in combinations(range(legs), k)]
+    """Faces of the cone, the empty one first: (candidate, leg) membership (C, L) as a bool array."""
+    faces = [()] + [c for k in range(1, min(legs, 3) + 1) for c in combinations(range(legs), k)]
+    member = np.zeros((len(faces), legs), dtype=bool)
+    for index, face in enumerate(faces):
+        member[index, list(face)] = True
+    return tuple(faces), member
 
 
-def _cross(u, v):
-    """u x v over the last axis (np.cross is several times slower on small arrays)."""
-    u0, u1, u2 = u[..., 0], u[..., 1], u[..., 2]
-    v0, v1, v2 = v[..., 0], v[..., 1], v[..., 2]
-    return np.stack([u1 * v2 - u2 * v1, u2 * v0 - u0 * v2, u0 * v1 - u1 * v0], axis=-1)
+def _inverse_grams(directions):
+    """(S, C, L, L): per face, the inverse of its legs' Gram matrix, zero outside the face's legs."""
+    n, legs = directions.shape[:2]
+    faces, _member = _faces(legs)
+    gram = directions @ np.swapaxes(directions, 1, 2)
+    inverse = np.zeros((n, len(faces), legs, legs))
+    singles = [(c, f[0]) for c, f in enumerate(faces) if len(f) == 1]
+    pairs = [(c,) + f for c, f in enumerate(faces) if len(f) == 2]
+    if singles:
+        c, i = np.array(singles).T
+        inverse[:, c, i, i] = 1.0  # unit K_i
+    if pairs:
+        c, i, j = np.array(pairs).T
+        cos = gram[:, i, j]
+        det = np.maximum(1.0 - cos * cos, _RIDGE)
+        inverse[:, c, i, i] = inverse[:, c, j, j] = 1.0 / det
+        inverse[:, c, i, j] = inverse[:, c, j, i] = -cos / det
+    for c, face in enumerate(faces):  # three-legged faces: quadrupeds only, a handful
+        if len(face) == 3:
+            idx = np.array(face)
+            sub = gram[:, idx[:, None], idx[None, :]] + _RIDGE * np.eye(3)
+            inverse[:, c, idx[:, None], idx[None, :]] = np.linalg.inv(sub)
+    return inverse
 
 
-def nonphysical_force(required, directions, active, jacobian=False):
-    """Residual vectors (S, 3): required (S, 3) force, directions (S, L, 3) unit K_i, active (S, L) bool.
+def project(required, directions, active, jacobian=False):
+    """Residual vectors (S, 3) of required forces (S, 3) against the cones of unit directions (S, L, 3)
+    of the active (S, L) legs.
 
-    jacobian=True also returns d residual / d required (S, 3, 3) and d residual / d K_i (S, L, 3, 3),
-    exact for the face of the cone the projection lands on.
+    With jacobian also returns, for the face chosen, the coefficients lam (S, L) (F's projection is
+    sum lam_l K_l), b (S, L, 3) = K (K^T K)^-1 per leg, and the complement projector M (S, 3, 3) = I - P:
+    then d r / d F = M and, for a leg direction D_l = |D_l| K_l before normalising,
+    d r / d D_l = -(lam_l M + b_l r^T) / |D_l| (the derivative of an orthogonal projector).
     """
     required = np.asarray(required, dtype=float)
     n, legs = directions.shape[:2]
-    best = required.copy()  # the zero force is always feasible
-    best_norm = np.einsum("sd,sd->s", best, best)
-    choice = np.full(n, -1)
-    along = np.einsum("sld,sd->sl", directions, required)  # F . K_i, shared by the faces below
-    faces = _faces(legs)
-    for index, face in enumerate(faces):
-        ok = active[:, face].all(axis=1)
-        if len(face) == 1:
-            (i,) = face
-            lam = along[:, i]
-            ok &= lam >= 0.0
-            resid = required - lam[:, None] * directions[:, i]
-        elif len(face) == 2:  # the wedge: 2 x 2 normal equations in closed form (unit K_i)
-            i, j = face
-            c = np.einsum("sd,sd->s", directions[:, i], directions[:, j])
-            det = np.maximum(1.0 - c * c, _RIDGE)
-            lam_i = (along[:, i] - c * along[:, j]) / det
-            lam_j = (along[:, j] - c * along[:, i]) / det
-            ok &= (lam_i >= 0.0) & (lam_j >= 0.0)
-            resid = required - lam_i[:, None] * directions[:, i] - lam_j[:, None] * directions[:, j]
-        else:
-            k = directions[:, face, :]  # (S, 3, 3)
-            gram = np.einsum("sid,sjd->sij", k, k) + _RIDGE * np.eye(len(face))
-            lam = np.linalg.solve(gram, along[:, face, None])[..., 0]
-            ok &= (lam >= 0.0).all(axis=1)
-            resid = required - np.einsum("si,sid->sd", lam, k)
-        norm = np.einsum("sd,sd->s", resid, resid)
-        better = ok & (norm < best_norm)
-        best = np.where(better[:, None], resid, best)
-        best_norm = np.where(better, norm, best_norm)
-        choice = np.where(better, index, choice)
+    _faces_, member = _faces(legs)
+    along = np.einsum("sld,sd->sl", directions, required)  # F . K_i
+    inverse = _inverse_grams(directions)
+    lam_all = np.einsum("sclm,sm->scl", inverse, along)
+    usable = ~(member[None] & ~active[:, None, :]).any(axis=2) & (lam_all >= 0.0).all(axis=2)
+    kept = np.where(usable, np.einsum("scl,sl->sc", lam_all, along), -1.0)  # F.P F >= 0 where usable
+    choice = np.argmax(kept, axis=1)  # the first of equals: the empty face before any leg
+    rows = np.arange(n)
+    lam = lam_all[rows, choice]
+    residual = required - np.einsum("sl,sld->sd", lam, directions)
     if not jacobian:
-        return best
-    eye = np.eye(3)
-    d_required = np.broadcast_to(eye, (n, 3, 3)).copy()
-    d_directions = np.zeros((n, legs, 3, 3))
-    for index, face in enumerate(faces):
-        chosen = choice == index
-        if not chosen.any():
-            continue
-        if len(face) == 1:  # r = F - (F.K) K
-            (i,) = face
-            k = directions[chosen, i]
-            f = required[chosen]
-            outer_kk = k[:, :, None] * k[:, None, :]
-            outer_kf = k[:, :, None] * f[:, None, :]
-            outer_kk *= -1.0
-            outer_kk += eye
-            outer_kf += along[chosen, i][:, None, None] * eye
-            d_required[chosen] = outer_kk
-            d_directions[chosen, i] = -outer_kf
-        elif len(face) == 2:  # r = n (n . F), n the unit normal of the plane of K_i, K_j
-            i, j = face
-            ki, kj, f = directions[chosen, i], directions[chosen, j], required[chosen]
-            cross = _cross(ki, kj)
-            size = np.maximum(np.sqrt(np.einsum("sd,sd->s", cross, cross)), 1e-12)
-            nrm = cross / size[:, None]
-            nf = np.einsum("sd,sd->s", nrm, f)
-            d_required[chosen] = nrm[:, :, None] * nrm[:, None, :]
-            dr_dn = nf[:, None, None] * eye + nrm[:, :, None] * f[:, None, :]
-            dn_dc = (eye - nrm[:, :, None] * nrm[:, None, :]) / size[:, None, None]
-            dr_dc = dr_dn @ dn_dc
-            # d c / d K_i = -[K_j]x and d c / d K_j = [K_i]x; a row m times [k]x is m x k.
-            d_directions[chosen, i] = -_cross(dr_dc, kj[:, None, :])
-            d_directions[chosen, j] = _cross(dr_dc, ki[:, None, :])
-        else:  # inside a three-legged cone: every force is feasible, the residual is zero
-            d_required[chosen] = 0.0
-    return best, d_required, d_directions
+        return residual
+    b = inverse[rows, choice] @ directions
+    complement = np.eye(3) - np.swapaxes(b, 1, 2) @ directions
+    return residual, lam, b, complement
+
+
+def nonphysical_force(required, directions, active):
+    """Residual vectors (S, 3): required (S, 3) force, directions (S, L, 3) unit K_i, active (S, L) bool."""
+    return project(required, directions, active)
 
 
 def required_force(acceleration):

@@ -10,7 +10,7 @@ Energy, unit mass, summed over samples t_i with weight dt (vdP97 §2.4.3), as sq
 - barrier: k_b max(0, l - (l_max - margin))^2, keeping each stance leg within l_max;
 - clearance: k_c max(0, ground + c - z)^2, the COM above the terrain (Torkos §4.6.2).
 The point of support is mid-foot, or the toe when the leg would over-extend with the hip ahead of the
-foot: the foot is then on its toes (vdP97 §2.4.1; blended, see support_points).
+foot: the foot is then on its toes (vdP97 §2.4.1; blended, see Problem.evaluate).
 """
 
 from __future__ import annotations
@@ -21,9 +21,11 @@ import numpy as np
 
 from . import orientation, physics
 from .schedule import SAMPLES_PER_SEGMENT, build_schedule
-from .spline import hermite_basis, layout
+from .spline import GRAVITY_VECTOR, hermite_basis, layout
 
 TOE_RAMP = 0.5  # the point of support blends from mid-foot to the toe over this fraction of half a foot
+_LEFT_COLUMNS = np.r_[0:6, 12]  # a segment's normal-equation rows for its left state: J^T J block, J^T r
+_RIGHT_COLUMNS = np.r_[6:12, 12]
 
 
 @dataclass(frozen=True)
@@ -45,16 +47,6 @@ class TrackPart:
     terrain: object
     free: slice  # its rows in the free-state array
     samples: slice  # its rows in the sample arrays
-
-
-def _smoothstep(x):
-    x = np.clip(x, 0.0, 1.0)
-    return x * x * (3.0 - 2.0 * x)
-
-
-def _smoothstep_slope(x):
-    inside = (x > 0.0) & (x < 1.0)
-    return np.where(inside, 6.0 * x * (1.0 - x), 0.0)
 
 
 def _forward(headings):
@@ -127,6 +119,19 @@ class Problem:
         for key, values in cols.items():
             setattr(self, key, np.concatenate(values))
         self.n_free, self.n_tracks = nf, len(items)
+        # Per-sample constants of the residuals, in the shapes evaluate() uses them.
+        margin = weights.barrier_margin
+        self.hip_minus_mid = self.hip - self.mid
+        self.shift = self.toe - self.mid  # where the support goes when the foot is on its toes
+        self.inv_ramp = 1.0 / self.toe_ramp[:, None]
+        self.onset = (self.l_max - margin - self.toe_ramp)[:, None]
+        self.limit = (self.l_max - margin)[:, None]
+        self.l_nom = self.l_nom[:, None]
+        rows = 3 + 2 * legs + 1  # physics (3), comfort and barrier per leg, clearance
+        row_weight = np.repeat([weights.physics, weights.comfort, weights.barrier, weights.clearance],
+                               [3, legs, legs, 1])
+        self.root_weight = np.sqrt(self.dt[:, None] * row_weight[None, :])
+        self.residual_count = rows
         self.samples_per_segment = per_segment + 1
         self.sample_segment = np.repeat(np.arange(len(self.left)), self.samples_per_segment)
         self.free_track = np.concatenate([np.full(p.free.stop - p.free.start, i) for i, p in enumerate(self.parts)])
@@ -152,6 +157,11 @@ class Problem:
         self.basis_offset = np.einsum("sij,sj->si", hermite, offsets[seg])
         self.pair = np.stack([self.left[seg], self.right[seg]], axis=1)  # (S, 2) free states per sample
         self.terrain_groups = self._terrain_groups()
+        keys = np.concatenate([self.left, self.right])
+        self._scatter_order = np.argsort(keys, kind="stable")
+        self._scatter_starts = np.searchsorted(keys[self._scatter_order], np.arange(self.n_free))
+        self._upper_index = self.left[self.coupled]
+        self._segment_track = self.sample_track[::self.samples_per_segment]
 
     def _terrain_groups(self):
         """Sample rows per distinct terrain object: a handful of groups, each queried in one call."""
@@ -206,90 +216,85 @@ class Problem:
 
     def ground_under(self, p, rows=None):
         """Terrain height (S,) and its slope (S, 2) under COM positions p (S, 3)."""
-        ground = self._rows("ground", rows).copy()
+        ground = self._rows("ground", rows)
         slope = np.zeros((len(p), 2))
+        if self.terrain_groups:
+            ground = ground.copy()
         for terrain, group_rows in self.terrain_groups:
             mask = group_rows if rows is None else np.isin(rows, group_rows)
             ground[mask] = terrain.heights(p[mask, :2])
             slope[mask] = terrain.gradient(p[mask, :2])
         return ground, slope
 
-    def support_points(self, p, rows=None, jacobian=False):
-        """Points of support (S, L, 3) and hips (S, L, 3) for COM positions p (S, 3); with jacobian,
-        also d support / d p (S, L, 3, 3).
-
-        The support moves from mid-foot to the toe as the leg nears full extension with the hip ahead of
-        the foot (vdP97 §2.4.1). The move is blended over a distance in proportion to the shift itself
-        (TOE_RAMP of half a foot) so the energy stays smooth: a hard switch, or a blend much shorter than
-        the shift, leaves the optimiser crawling along a crease.
-        """
-        hip = p[:, None, :] + self._rows("hip", rows)
-        mid, toe, fwd = self._rows("mid", rows), self._rows("toe", rows), self._rows("fwd", rows)
-        hip_from_mid = hip - mid
-        reach = np.sqrt(np.einsum("sld,sld->sl", hip_from_mid, hip_from_mid))
-        ahead = np.einsum("sld,sld->sl", hip_from_mid, fwd)
-        ramp = self._rows("toe_ramp", rows)[:, None]
-        onset = self._rows("l_max", rows)[:, None] - self.weights.barrier_margin - ramp
-        x_reach, x_ahead = (reach - onset) / ramp, ahead / ramp
-        s_reach, s_ahead = _smoothstep(x_reach), _smoothstep(x_ahead)
-        shift = toe - mid
-        support = mid + (s_reach * s_ahead)[..., None] * shift
-        if not jacobian:
-            return support, hip
-        dw = ((_smoothstep_slope(x_reach) * s_ahead / ramp / np.maximum(reach, 1e-9))[..., None] * hip_from_mid
-              + (s_reach * _smoothstep_slope(x_ahead) / ramp)[..., None] * fwd)
-        return support, hip, (shift, dw)
-
     def residuals(self, p, a, rows=None, jacobian=False):
         """Weighted residuals (S, 3 + 2L + 1) at COM positions and accelerations (S, 3) of sample rows;
         with jacobian, also their derivatives in p and a, (S, R, 3) each, analytic."""
+        y = np.concatenate([p, a], axis=1)
+        if not jacobian:
+            return self.evaluate(y, rows)
+        r, jac = self.evaluate(y, rows, jacobian=True)
+        return r, jac[..., :3], jac[..., 3:]
+
+    def evaluate(self, y, rows=None, jacobian=False):
+        """Weighted residuals (S, R) at sample states y = [p, a] (S, 6); with jacobian also d r / d y
+        (S, R, 6), analytic.
+
+        The point of support moves from mid-foot to the toe as the leg nears full extension with the hip
+        ahead of the foot (vdP97 §2.4.1). The move is blended over a distance in proportion to the shift
+        itself (TOE_RAMP of half a foot) so the energy stays smooth: a hard switch, or a blend much shorter
+        than the shift, leaves the optimiser crawling along a crease.
+        """
         w = self.weights
-        active = self._rows("active", rows)
-        legs = active.shape[1]
-        if jacobian:
-            support, hip, d_support = self.support_points(p, rows, jacobian=True)
-        else:
-            support, hip = self.support_points(p, rows)
-        to_com = p[:, None, :] - support
+        p, a = y[:, :3], y[:, 3:]
+        active, shift, fwd = self._rows("active", rows), self._rows("shift", rows), self._rows("fwd", rows)
+        inv_ramp = self._rows("inv_ramp", rows)
+        hip_from_mid = p[:, None, :] + self._rows("hip_minus_mid", rows)
+        reach = np.sqrt(np.einsum("sld,sld->sl", hip_from_mid, hip_from_mid))
+        x_reach = np.clip((reach - self._rows("onset", rows)) * inv_ramp, 0.0, 1.0)
+        x_ahead = np.clip(np.einsum("sld,sld->sl", hip_from_mid, fwd) * inv_ramp, 0.0, 1.0)
+        s_reach, s_ahead = x_reach * x_reach * (3.0 - 2.0 * x_reach), x_ahead * x_ahead * (3.0 - 2.0 * x_ahead)
+        to_com = hip_from_mid - self._rows("hip", rows) - (s_reach * s_ahead)[..., None] * shift  # p - support
         distance = np.maximum(np.sqrt(np.einsum("sld,sld->sl", to_com, to_com)), 1e-9)
         directions = to_com / distance[..., None]
-        required = physics.required_force(a)
-        phys = physics.nonphysical_force(required, directions, active, jacobian)
-        if jacobian:
-            phys, d_phys_da, d_phys_dk = phys
-        leg = hip - support
+        physical = physics.project(a - GRAVITY_VECTOR, directions, active, jacobian)
+        phys = physical[0] if jacobian else physical
+        leg = hip_from_mid - (s_reach * s_ahead)[..., None] * shift  # hip - support
         length = np.sqrt(np.einsum("sld,sld->sl", leg, leg))
-        comfort = np.where(active, length - self._rows("l_nom", rows)[:, None], 0.0)
-        stretch = length - (self._rows("l_max", rows)[:, None] - w.barrier_margin)
-        over = np.where(active & (stretch > 0.0), stretch, 0.0)
+        stretch = length - self._rows("limit", rows)
+        over = active & (stretch > 0.0)
         ground, slope = self.ground_under(p, rows)
         lack = ground + self._rows("clear", rows) - p[:, 2]
-        low = np.maximum(0.0, lack)
-        root_dt = np.sqrt(self._rows("dt", rows))[:, None]
-        weights = np.sqrt([w.physics, w.comfort, w.barrier, w.clearance])
-        r = root_dt * np.concatenate([weights[0] * phys, weights[1] * comfort, weights[2] * over,
-                                      weights[3] * low[:, None]], axis=1)
+        low = lack > 0.0
+        r = np.concatenate([phys, (length - self._rows("l_nom", rows)) * active, stretch * over,
+                            (lack * low)[:, None]], axis=1)
+        r *= self._rows("root_weight", rows)
         if not jacobian:
             return r
-        n = len(p)
-        shift, dw = d_support  # d support / d p = shift dw^T, so d (p - support) / d p = I - shift dw^T
+        _phys, lam, b, complement = physical
+        legs = active.shape[1]
+        # d support / d p = shift dw^T: the toe blend's weight s_reach s_ahead moves with the hip.
+        ds_reach, ds_ahead = 6.0 * x_reach * (1.0 - x_reach), 6.0 * x_ahead * (1.0 - x_ahead)
+        dw = (((ds_reach * s_ahead * inv_ramp) / np.maximum(reach, 1e-9))[..., None] * hip_from_mid
+              + (s_reach * ds_ahead * inv_ramp)[..., None] * fwd)
+        # d r / d p = sum_l d r / d D_l (I - shift_l dw_l^T), D_l = p - support_l, d r / d D_l from physics.py
+        inv_d = 1.0 / distance
+        lam_d = lam * inv_d
+        v = -(lam_d[..., None] * (shift @ complement)  # complement is symmetric
+              + (np.einsum("sd,sld->sl", phys, shift) * inv_d)[..., None] * b)
+        beta = np.einsum("sl,sld->sd", inv_d, b)
+        dphys_dp = (-lam_d.sum(axis=1)[:, None, None] * complement - beta[:, :, None] * phys[:, None, :]
+                    - np.swapaxes(v, 1, 2) @ dw)
         unit_leg = leg / np.maximum(length, 1e-9)[..., None]
-        d_length = unit_leg - np.einsum("sld,sld->sl", unit_leg, shift)[..., None] * dw  # (S, L, 3)
-        # d K / d p = (I - K K^T) / |p - s| (I - shift dw^T), written without 3 x 3 products
-        k_shift = np.einsum("sld,sld->sl", directions, shift)[..., None]
-        projector = np.eye(3) - directions[..., :, None] * directions[..., None, :]
-        d_dir = (projector - (shift - k_shift * directions)[..., :, None] * dw[..., None, :]) / distance[..., None, None]
-        dr_dp = np.zeros((n, 3 + 2 * legs + 1, 3))
-        dr_da = np.zeros_like(dr_dp)
-        # sum over legs of (d r / d K_l)(d K_l / d p), as one (3 x 3L) (3L x 3) product per sample
-        dk = np.swapaxes(d_phys_dk, 1, 2).reshape(n, 3, 3 * legs)
-        dr_dp[:, :3] = weights[0] * (dk @ d_dir.reshape(n, 3 * legs, 3))
-        dr_da[:, :3] = weights[0] * d_phys_da
-        dr_dp[:, 3:3 + legs] = weights[1] * np.where(active[..., None], d_length, 0.0)
-        dr_dp[:, 3 + legs:3 + 2 * legs] = weights[2] * np.where((over > 0.0)[..., None], d_length, 0.0)
-        d_low = np.concatenate([slope, -np.ones((n, 1))], axis=1)
-        dr_dp[:, -1] = weights[3] * np.where((lack > 0.0)[:, None], d_low, 0.0)
-        return r, root_dt[..., None] * dr_dp, root_dt[..., None] * dr_da
+        d_length = unit_leg - np.einsum("sld,sld->sl", unit_leg, shift)[..., None] * dw
+        jac = np.zeros((len(p), 3 + 2 * legs + 1, 6))
+        jac[:, :3, :3] = dphys_dp
+        jac[:, :3, 3:] = complement
+        jac[:, 3:3 + legs, :3] = d_length * active[..., None]
+        jac[:, 3 + legs:3 + 2 * legs, :3] = d_length * over[..., None]
+        jac[:, -1, :2] = slope * low[:, None]
+        jac[:, -1, 2] = -1.0 * low
+        jac *= self._rows("root_weight", rows)[..., None]
+        return r, jac
 
     def energy_terms(self, free):
         """Per track: total energy, and its physics / comfort / barrier / clearance parts."""
@@ -310,26 +315,23 @@ class Problem:
     # --- Gauss-Newton normal equations --------------------------------------------------------
 
     def linearize(self, free):
-        """Residuals and the block-tridiagonal normal equations J^T J, J^T r per free state.
+        """Residual energies per track and the block-tridiagonal normal equations J^T J, J^T r per free
+        state.
 
         Each sample's residual depends on its COM position and acceleration only; their analytic
         derivatives map exactly (the spline is linear in its states) onto the segment's two free states.
+        One product per segment, over the rows of all its samples, gives [J r]^T [J r]: J^T J, J^T r and
+        r^T r at once.
         """
-        p, a = self.sample_states(free)
-        r, dr_dp, dr_da = self.residuals(p, a, jacobian=True)
-        jac = np.concatenate([dr_dp, dr_da], axis=2) @ self.basis  # (S, R, 12) in [left, right] states
-        # Sum over a segment's samples inside one product per segment: rows of all its samples stacked.
-        n_seg = len(self.left)
-        jac_seg = jac.reshape(n_seg, -1, 12)
-        normal = np.swapaxes(jac_seg, 1, 2) @ jac_seg
-        rhs = (np.swapaxes(jac_seg, 1, 2) @ r.reshape(n_seg, -1, 1))[..., 0]
-        diag = np.zeros((self.n_free, 6, 6))
+        y = np.einsum("sij,sj->si", self.basis, free[self.pair].reshape(len(self.pair), 12)) + self.basis_offset
+        r, jac = self.evaluate(y, jacobian=True)
+        stacked = np.concatenate([jac @ self.basis, r[..., None]], axis=2)  # (S, R, 13)
+        by_segment = stacked.reshape(len(self.left), -1, 13)
+        product = np.swapaxes(by_segment, 1, 2) @ by_segment  # (n_seg, 13, 13)
+        # Each segment adds its [left | right] halves to its two free states; sorted once in __init__.
+        halves = np.concatenate([product[:, :6][:, :, _LEFT_COLUMNS], product[:, 6:12][:, :, _RIGHT_COLUMNS]])
+        summed = np.add.reduceat(halves[self._scatter_order], self._scatter_starts, axis=0)  # (n_free, 6, 7)
         upper = np.zeros((max(self.n_free - 1, 0), 6, 6))
-        grad = np.zeros((self.n_free, 6))
-        np.add.at(diag, self.left, normal[:, :6, :6])
-        np.add.at(diag, self.right, normal[:, 6:, 6:])
-        np.add.at(upper, self.left[self.coupled], normal[self.coupled, :6, 6:])
-        np.add.at(grad, self.left, rhs[:, :6])
-        np.add.at(grad, self.right, rhs[:, 6:])
-        energies = np.bincount(self.sample_track, (r**2).sum(axis=1), self.n_tracks)
-        return energies, diag, upper, grad
+        upper[self._upper_index] = product[self.coupled, :6, 6:12]
+        energies = np.bincount(self._segment_track, product[:, 12, 12], self.n_tracks)
+        return energies, summed[..., :6], upper, summed[..., 6]

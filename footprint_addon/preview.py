@@ -16,15 +16,19 @@ def preview_name(coll):
     return f"{coll.name} preview"
 
 
-def _keyed_empty(name, coll, owner, frames, rotations, positions, size, parent=None):
+def _empty(name, coll, owner, size, parent=None):
     empty = bpy.data.objects.new(name, None)
     empty.empty_display_type = "ARROWS"
     empty.empty_display_size = size
     empty.rotation_mode = "QUATERNION"
     empty[OWNER_KEY] = owner
     coll.objects.link(empty)
-    if parent is not None:
-        empty.parent = parent
+    empty.parent = parent
+    return empty
+
+
+def _keyed_empty(name, coll, owner, frames, rotations, positions, size):
+    empty = _empty(name, coll, owner, size)
     writer = animation.ChannelWriter(f"{name} motion", empty)
     writer.action[OWNER_KEY] = owner
     quaternions = quaternion_from_matrix(rotations)
@@ -39,15 +43,14 @@ def _keyed_empty(name, coll, owner, frames, rotations, positions, size, parent=N
 
 
 def _keys(binding, motion, rest, track_name):
-    """What each preview empty is keyed with: {empty name: (rotations (N, 3, 3), positions (N, 3))}."""
+    """What each animated preview empty is keyed with: {empty name: (rotations (N, 3, 3), positions (N, 3))},
+    and the body control's fixed offset from the COM in the COM empty's frame."""
     targets = bake.bone_targets(binding, motion, rest)
     body_rot, body_pos = targets[binding.body]
-    local = np.einsum("nji,nj->ni", body_rot, body_pos - motion.com)
-    keys = {f"{track_name} COM": (body_rot, motion.com),
-            f"{track_name} body": (np.tile(np.eye(3), (len(motion.com), 1, 1)), local)}
+    keys = {f"{track_name} COM": (body_rot, motion.com)}
     for foot, bone in binding.feet.items():
         keys[f"{track_name} IK {foot}"] = targets[bone]
-    return keys
+    return keys, body_rot[0].T @ (body_pos[0] - motion.com[0])  # the same at every frame: a rest offset
 
 
 def refresh(context, track, rig, warm=None):
@@ -55,7 +58,7 @@ def refresh(context, track, rig, warm=None):
     new preview when there is none or the frames changed. Returns the motion."""
     binding = bind(rig)
     frames, motion = bake.solve_for_rig(context, track, binding, warm)
-    keys = _keys(binding, motion, bake.world_rest(binding), track.name)
+    keys, _offset = _keys(binding, motion, bake.world_rest(binding), track.name)
     empties = {name: bpy.data.objects.get(name) for name in keys}
     done = all(e is not None and e.get(OWNER_KEY) == track.name and e.animation_data and e.animation_data.action
                for e in empties.values())
@@ -80,7 +83,7 @@ def add(context, track, rig, solved=None):
     replaces this track's earlier preview."""
     binding = bind(rig)
     frames, motion = solved if solved is not None else bake.solve_for_rig(context, track, binding)
-    keys = _keys(binding, motion, bake.world_rest(binding), track.name)
+    keys, body_offset = _keys(binding, motion, bake.world_rest(binding), track.name)
     remove(track, rig)
     coll = bpy.data.collections.new(preview_name(track))
     coll[OWNER_KEY] = track.name
@@ -88,9 +91,9 @@ def add(context, track, rig, solved=None):
     size = 0.25 * binding.character().leg_length_nominal
     com_name = f"{track.name} COM"
     com = _keyed_empty(com_name, coll, track.name, frames, *keys[com_name], size)
-    # The body control hangs off the COM by its rest offset (zero for Rigify's torso).
-    body_name = f"{track.name} body"
-    body = _keyed_empty(body_name, coll, track.name, frames, *keys[body_name], size, parent=com)
+    # The body control hangs off the COM by its rest offset (zero for Rigify's torso): not animated.
+    body = _empty(f"{track.name} body", coll, track.name, size, parent=com)
+    body.location = body_offset
     followers = {binding.body: body}
     for foot, bone in binding.feet.items():
         name = f"{track.name} IK {foot}"

@@ -90,62 +90,75 @@ def terrain_normals(terrain, xy, eps=0.02):
 
 
 def leg_targets(schedule, character, times, hips, terrain=None):
-    """Foot targets for every leg at the given times, with hips (N, L, 3) from the body motion."""
+    """Foot targets for every leg at the given times, with hips (N, L, 3) from the body motion.
+
+    All legs at once: each leg's anchors (rest place, its footprints, rest place) go into one table, and
+    each (time, leg) row looks its anchor up by time within its own leg's block of that table.
+    """
     tr = schedule.track
     n, legs = len(times), len(character.feet)
     rotations_fp = flush_rotations(tr.headings, terrain_normals(terrain, tr.positions[:, :2]))
-    position = np.zeros((n, legs, 3))
-    rotation = np.tile(np.eye(3), (n, legs, 1, 1))
-    pivot = np.zeros((n, legs))
-    contact = np.zeros((n, legs), dtype=bool)
-    footprint = np.full((n, legs), -1)
     half = 0.5 * character.foot_length
-    for leg in range(legs):  # a handful of legs
-        mine = np.flatnonzero(schedule.leg_of_footprint == leg)
-        if mine.size == 0:
-            continue
-        anchors_pos, anchors_rot, lift, land = _anchors(schedule, character, leg, mine, rotations_fp)
-        # Anchor k is left at lift[k] and anchor k+1 reached at land[k + 1].
-        k = np.clip(np.searchsorted(land, times, side="right") - 1, 0, len(land) - 1)
-        standing = times < lift[k]
-        is_fp = (k >= 1) & (k <= len(mine))
-        on = standing & is_fp
-        fp_index = np.where(is_fp, mine[np.clip(k - 1, 0, len(mine) - 1)], -1)
-        # Swing from anchor k to k + 1 (or hold the last anchor).
-        nxt = np.minimum(k + 1, len(land) - 1)
-        duration = np.maximum(land[nxt] - lift[k], 1e-9)
-        u = np.where(standing, 0.0, (times - lift[k]) / duration)
-        u = np.where(nxt == k, 0.0, u)
-        s = min_jerk(u)
-        # Standing: on the anchor, the heel lifted where the leg would over-extend.
-        stand_pos, stand_rot = anchors_pos[k], anchors_rot[k]
-        beta = np.zeros(n)
-        if on.any():
-            beta[on], stand_pos[on], stand_rot[on] = _heel_off(stand_pos[on], stand_rot[on], hips[on, leg],
-                                                               character, half)
-        # A swing starts from the pose the foot left its footprint in (heel up, if it was), not the flat one.
-        last_on = np.maximum.accumulate(np.where(on, np.arange(n), -1))
-        safe = np.maximum(last_on, 0)
-        from_stance = ~standing & (last_on >= 0) & (k[safe] == k)
-        start_pos = np.where(from_stance[:, None], stand_pos[safe], anchors_pos[k])
-        start_rot = np.where(from_stance[:, None, None], stand_rot[safe], anchors_rot[k])
-        p1 = anchors_pos[nxt]
-        line = start_pos + (p1 - start_pos) * s[:, None]
-        bump = _swing_bump(anchors_pos[:-1], anchors_pos[1:], character, terrain)[np.minimum(k, len(land) - 2)]
-        swing_pos = line + np.stack([np.zeros(n), np.zeros(n), bump * 4.0 * u * (1.0 - u)], axis=1)
-        axis, angle = _axis_angle_between(start_rot, anchors_rot[nxt])
-        swing_rot = start_rot @ _rodrigues(axis, angle * s)
-        pos = np.where(standing[:, None], stand_pos, swing_pos)
-        rot = np.where(standing[:, None, None], stand_rot, swing_rot)
-        position[:, leg], rotation[:, leg], pivot[:, leg] = pos, rot, beta
-        contact[:, leg], footprint[:, leg] = on, np.where(on, fp_index, -1)
+    tables = [_anchors(schedule, character, leg, np.flatnonzero(schedule.leg_of_footprint == leg), rotations_fp)
+              for leg in range(legs)]  # a handful of legs
+    anchors_pos = np.concatenate([t[0] for t in tables])
+    anchors_rot = np.concatenate([t[1] for t in tables])
+    lift = np.concatenate([t[2] for t in tables])
+    land = np.concatenate([t[3] for t in tables])
+    footprint_of = np.concatenate([t[4] for t in tables])  # the footprint an anchor is, or -1 (rest place)
+    sizes = np.array([len(t[2]) for t in tables])
+    first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    last = first + sizes - 1
+    # Rows are (leg, time), leg-major; a leg's landing times are searched inside its own block by keying
+    # both with the leg number times a span longer than any time difference.
+    t = np.tile(np.asarray(times, dtype=float), legs)
+    leg_of_row = np.repeat(np.arange(legs), n)
+    finite = np.concatenate([land[np.isfinite(land)], lift[np.isfinite(lift)], t])
+    origin, span = finite.min() - 1.0, 2.0 * (finite.max() - finite.min() + 2.0)
+    keyed_land = np.clip(land - origin, 0.0, span / 2.0) + span * np.repeat(np.arange(legs), sizes)
+    k = np.searchsorted(keyed_land, t - origin + span * leg_of_row, side="right") - 1
+    k = np.clip(k, first[leg_of_row], last[leg_of_row])
+    standing = t < lift[k]
+    on = standing & (footprint_of[k] >= 0)
+    nxt = np.minimum(k + 1, last[leg_of_row])
+    duration = np.maximum(land[nxt] - lift[k], 1e-9)
+    u = np.where(standing | (nxt == k), 0.0, (t - lift[k]) / duration)
+    s = min_jerk(u)
+    hips_rows = np.swapaxes(hips, 0, 1).reshape(-1, 3)
+    # Standing: on the anchor, the heel lifted where the leg would over-extend.
+    stand_pos, stand_rot = anchors_pos[k], anchors_rot[k]
+    beta = np.zeros(len(t))
+    if on.any():
+        beta[on], stand_pos[on], stand_rot[on] = _heel_off(stand_pos[on], stand_rot[on], hips_rows[on], character, half)
+    # A swing starts from the pose the foot left its footprint in (heel up, if it was), not the flat one.
+    last_on = np.maximum.accumulate(np.where(on, np.arange(len(t)), -1))
+    safe = np.maximum(last_on, 0)
+    from_stance = ~standing & (last_on >= 0) & (k[safe] == k)  # same anchor, hence same leg
+    start_pos = np.where(from_stance[:, None], stand_pos[safe], anchors_pos[k])
+    start_rot = np.where(from_stance[:, None, None], stand_rot[safe], anchors_rot[k])
+    line = start_pos + (anchors_pos[nxt] - start_pos) * s[:, None]
+    bump = _swing_bump(anchors_pos[:-1], anchors_pos[1:], character, terrain)[np.minimum(k, len(anchors_pos) - 2)]
+    swing_pos = line
+    swing_pos[:, 2] += bump * 4.0 * u * (1.0 - u)
+    axis, angle = _axis_angle_between(start_rot, anchors_rot[nxt])
+    swing_rot = start_rot @ _rodrigues(axis, angle * s)
+    position = np.where(standing[:, None], stand_pos, swing_pos)
+    rotation = np.where(standing[:, None, None], stand_rot, swing_rot)
+
+    def by_time(rows):  # (L * N, ...) leg-major rows to (N, L, ...)
+        return np.swapaxes(rows.reshape((legs, n) + rows.shape[1:]), 0, 1)
+
+    position = np.ascontiguousarray(by_time(position))
     _retract_in_flight(position, hips, times, schedule, character)
-    return LegTargets(position, rotation, pivot, contact, footprint)
+    return LegTargets(position, np.ascontiguousarray(by_time(rotation)), by_time(beta).copy(), by_time(on).copy(),
+                      by_time(np.where(on, footprint_of[k], -1)).copy())
 
 
 def _anchors(schedule, character, leg, mine, rotations_fp):
     """Rest place, the leg's footprints, rest place: positions, rotations, lift-off and landing times."""
     tr = schedule.track
+    if mine.size == 0:  # a leg the track never puts down: held at the origin, never in contact
+        return np.zeros((1, 3)), np.eye(3)[None], np.array([np.inf]), np.array([-np.inf]), np.array([-1])
     others = np.flatnonzero(schedule.leg_of_footprint != leg)
 
     def rest_beside(t):
@@ -168,7 +181,7 @@ def _anchors(schedule, character, leg, mine, rotations_fp):
     rot = np.concatenate([start_rot[None], rotations_fp[mine], end_rot[None]])
     lift = np.concatenate([[schedule.start], tr.liftoff[mine], [np.inf]])
     land = np.concatenate([[-np.inf], tr.contact[mine], [max(schedule.end, tr.liftoff[mine[-1]])]])
-    return pos, rot, lift, land
+    return pos, rot, lift, land, np.concatenate([[-1], mine, [-1]])
 
 
 def _swing_bump(p0, p1, character, terrain):

@@ -63,10 +63,14 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
         damped = diag.copy()
         damped[:, rows, rows] += shift
         step = blocktridiag.solve(damped, upper, -grad)
-        if done.any():
-            step[done[track]] = 0.0
         # The Gauss-Newton model's decrease: with (A + D) s = -g, -(2 g.s + s.A s) = -g.s + s.D s.
         predicted = np.bincount(track, (shift * step * step).sum(axis=1) - (grad * step).sum(axis=1), n_tracks)
+        # A step the model says gains under the tolerance is not worth evaluating: converged.
+        done |= predicted <= tolerance * np.maximum(energies, 1e-30)
+        if done.all():
+            break
+        if done.any():
+            step[done[track]] = 0.0
         trial = free + step
         new_energies, new_diag, new_upper, new_grad = problem.linearize(trial)
         evaluations += 1

@@ -79,10 +79,11 @@ def bank(acceleration, yaw, gain):
 
 
 def rotation_matrices(yaw, pitch, roll):
-    """(S, 3, 3) = Rz(yaw) Rx(pitch) Ry(roll)."""
+    """(S, 3, 3) = Rz(yaw) Rx(pitch) Ry(roll), multiplied out."""
     cy, sy, cp, sp, cr, sr = np.cos(yaw), np.sin(yaw), np.cos(pitch), np.sin(pitch), np.cos(roll), np.sin(roll)
-    zeros, ones = np.zeros_like(yaw), np.ones_like(yaw)
-    rz = np.stack([cy, -sy, zeros, sy, cy, zeros, zeros, zeros, ones], axis=-1).reshape(-1, 3, 3)
-    rx = np.stack([ones, zeros, zeros, zeros, cp, -sp, zeros, sp, cp], axis=-1).reshape(-1, 3, 3)
-    ry = np.stack([cr, zeros, sr, zeros, ones, zeros, -sr, zeros, cr], axis=-1).reshape(-1, 3, 3)
-    return rz @ rx @ ry
+    spsr, spcr = sp * sr, sp * cr
+    out = np.empty(np.shape(yaw) + (3, 3))
+    out[..., 0, 0], out[..., 0, 1], out[..., 0, 2] = cy * cr - sy * spsr, -sy * cp, cy * sr + sy * spcr
+    out[..., 1, 0], out[..., 1, 1], out[..., 1, 2] = sy * cr + cy * spsr, cy * cp, sy * sr - cy * spcr
+    out[..., 2, 0], out[..., 2, 1], out[..., 2, 2] = -cp * sr, sp, cp * cr
+    return out

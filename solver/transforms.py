@@ -5,18 +5,39 @@ from __future__ import annotations
 import numpy as np
 
 
+def _candidate_weights():
+    """(10, 16): [1, m00, m01, ..., m22] to the four candidates 4 q_k q (rows w, x, y, z of each)."""
+    terms = [  # per candidate, per component: {entry: coefficient}; entry "1" is the constant
+        [{"1": 1, "00": 1, "11": 1, "22": 1}, {"21": 1, "12": -1}, {"02": 1, "20": -1}, {"10": 1, "01": -1}],
+        [{"21": 1, "12": -1}, {"1": 1, "00": 1, "11": -1, "22": -1}, {"01": 1, "10": 1}, {"02": 1, "20": 1}],
+        [{"02": 1, "20": -1}, {"01": 1, "10": 1}, {"1": 1, "00": -1, "11": 1, "22": -1}, {"12": 1, "21": 1}],
+        [{"10": 1, "01": -1}, {"02": 1, "20": 1}, {"12": 1, "21": 1}, {"1": 1, "00": -1, "11": -1, "22": 1}],
+    ]
+    weights = np.zeros((10, 16))
+    for k, candidate in enumerate(terms):
+        for c, component in enumerate(candidate):
+            for entry, coefficient in component.items():
+                row = 0 if entry == "1" else 1 + 3 * int(entry[0]) + int(entry[1])
+                weights[row, 4 * k + c] = coefficient
+    return weights
+
+
+_CANDIDATES = _candidate_weights()
+
+
 def quaternion_from_matrix(m):
     """(N, 3, 3) rotation matrices -> (N, 4) unit quaternions (w, x, y, z), continuous in sign over N."""
     m = np.asarray(m, dtype=float)
-    trace = m[:, 0, 0] + m[:, 1, 1] + m[:, 2, 2]
-    candidates = np.stack([
-        np.stack([1 + trace, m[:, 2, 1] - m[:, 1, 2], m[:, 0, 2] - m[:, 2, 0], m[:, 1, 0] - m[:, 0, 1]], axis=1),
-        np.stack([m[:, 2, 1] - m[:, 1, 2], 1 + m[:, 0, 0] - m[:, 1, 1] - m[:, 2, 2], m[:, 0, 1] + m[:, 1, 0], m[:, 0, 2] + m[:, 2, 0]], axis=1),
-        np.stack([m[:, 0, 2] - m[:, 2, 0], m[:, 0, 1] + m[:, 1, 0], 1 - m[:, 0, 0] + m[:, 1, 1] - m[:, 2, 2], m[:, 1, 2] + m[:, 2, 1]], axis=1),
-        np.stack([m[:, 1, 0] - m[:, 0, 1], m[:, 0, 2] + m[:, 2, 0], m[:, 1, 2] + m[:, 2, 1], 1 - m[:, 0, 0] - m[:, 1, 1] + m[:, 2, 2]], axis=1),
-    ], axis=1)  # (N, 4 candidates, 4): each is 4 q_k q, best conditioned where |q_k| is largest
-    pick = np.argmax(np.stack([trace, m[:, 0, 0], m[:, 1, 1], m[:, 2, 2]], axis=1), axis=1)
-    q = candidates[np.arange(len(m)), pick]
+    n = len(m)
+    entries = np.empty((n, 10))
+    entries[:, 0] = 1.0
+    entries[:, 1:] = m.reshape(n, 9)
+    # Each candidate is 4 q_k q, best conditioned where |q_k| is largest: trace, m00, m11 or m22 decides.
+    candidates = (entries @ _CANDIDATES).reshape(n, 4, 4)
+    score = entries[:, [1, 1, 5, 9]]  # trace (completed below), m00, m11, m22
+    score[:, 0] += entries[:, 5] + entries[:, 9]
+    pick = np.argmax(score, axis=1)
+    q = candidates[np.arange(n), pick]
     q /= np.linalg.norm(q, axis=1, keepdims=True)
     q[q[:, 0] < 0] *= -1.0
     # Keep neighbouring frames on the same hemisphere so interpolation never takes the long way round.

@@ -87,6 +87,9 @@ def detect(rig):
         return json.loads(explicit)
     bones = rig.data.bones
     candidates = [RIGIFY, AUTO_RIG_PRO]
+    complete = next((m for m in candidates if all(name in bones for name in mapping_bones(m))), None)
+    if complete is not None:  # the common case, without scanning every bone
+        return complete
     prefix = next((b.name.split("Hips")[0] for b in bones if b.name.endswith("Hips") and "mixamo" in b.name.lower()),
                   None)
     if prefix is not None:

@@ -27,7 +27,7 @@ class ChannelWriter:
             fcurve.group = self.action.groups.get(group) or self.action.groups.new(group)
         points = fcurve.keyframe_points
         points.add(len(frames))
-        co = np.empty(2 * len(frames))
+        co = np.empty(2 * len(frames), dtype=np.float32)  # Blender's own type: copied, not converted
         co[0::2], co[1::2] = frames, values
         points.foreach_set("co", co)
         points.foreach_set("interpolation", np.full(len(frames), LINEAR, dtype=np.int32))
@@ -50,7 +50,7 @@ def rewrite(fcurve, frames, values):
     first, last = points[0].co[0], points[-1].co[0]
     if abs(first - frames[0]) > 1e-4 or abs(last - frames[-1]) > 1e-4:  # evenly keyed: the ends decide
         return False
-    co = np.empty(2 * len(frames))
+    co = np.empty(2 * len(frames), dtype=np.float32)  # Blender's own type: copied, not converted
     co[0::2], co[1::2] = frames, values
     points.foreach_set("co", co)
     fcurve.update()

@@ -40,19 +40,35 @@ def solve(track: Track, character: Character | None = None, terrain=None, fps: f
     return solve_batch([track], [character], [terrain], fps, method, weights, [times], warm)[0]
 
 
+BATCH_GROUP = 16  # tracks optimised together: enough to share numpy's per-call cost, few enough to stay
+# in cache and to let each group stop as soon as its own tracks have converged (bench/solver_bench.py)
+
+
 def solve_batch(tracks, characters=None, terrains=None, fps: float = 60.0, method: str = "lm",
                 weights: Weights = Weights(), times=None, warm=None):
-    """Solve independent tracks together: one problem, one optimisation, one Motion per track."""
-    started = time.perf_counter()
+    """Solve independent tracks together, BATCH_GROUP at a time: one problem and one optimisation per
+    group, one Motion per track."""
     characters = characters or [None] * len(tracks)
     terrains = terrains or [None] * len(tracks)
+    times = times or [None] * len(tracks)
+    if warm is not None or len(tracks) <= BATCH_GROUP:  # a warm start is one group's solution
+        return _solve_group(tracks, characters, terrains, times, fps, method, weights, warm)
+    motions = []
+    for a in range(0, len(tracks), BATCH_GROUP):
+        group = slice(a, a + BATCH_GROUP)
+        motions += _solve_group(tracks[group], characters[group], terrains[group], times[group], fps, method,
+                                weights, None)
+    return motions
+
+
+def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm):
+    started = time.perf_counter()
     items = [(t,) + resolve(t, c, g) for t, c, g in zip(tracks, characters, terrains)]
     problem = Problem(items, weights)
     start = None
     if warm is not None and np.shape(warm) == (problem.n_free, 6) and method == "lm":
         start = np.asarray(warm, dtype=float)
     result = METHODS[method](problem) if start is None else METHODS[method](problem, start)
-    times = times or [None] * len(tracks)
     motions = [sample_motion(problem, part, result.free[part.free], fps, t)
                for part, t in zip(problem.parts, times)]
     elapsed = time.perf_counter() - started
@@ -83,11 +99,11 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None) -> Motio
     roll = roll + orientation.bank(acc, yaw, ch.bank_gain)
     rot = orientation.rotation_matrices(yaw, pitch, roll)
     hips = com[:, None, :] + np.einsum("nij,lj->nli", rot, ch.hip_offsets)
-    targets = legs_module.leg_targets(sched, ch, times, hips, terrain)
+    footprint_rotations = legs_module.flush_rotations(tr.headings, legs_module.terrain_normals(terrain, tr.positions[:, :2]))
+    targets = legs_module.leg_targets(sched, ch, times, hips, terrain, footprint_rotations)
     motion = Motion(fps, times, com, vel, acc, yaw, pitch, roll, hips, targets.position, targets.rotation,
                     targets.toe_pivot, targets.contact, targets.footprint, ch, track=tr)
     ground = _ground(problem, part, times, com, terrain)
-    footprint_rotations = legs_module.flush_rotations(tr.headings, legs_module.terrain_normals(terrain, tr.positions[:, :2]))
     motion.report = quality_report(motion, sched, footprint_rotations, ground,
                                    ch.com_clearance * ch.leg_length_nominal)
     return motion

@@ -89,15 +89,18 @@ def terrain_normals(terrain, xy, eps=0.02):
     return n / np.linalg.norm(n, axis=1, keepdims=True)
 
 
-def leg_targets(schedule, character, times, hips, terrain=None):
-    """Foot targets for every leg at the given times, with hips (N, L, 3) from the body motion.
+def leg_targets(schedule, character, times, hips, terrain=None, footprint_rotations=None):
+    """Foot targets for every leg at the given times, with hips (N, L, 3) from the body motion;
+    footprint_rotations (F, 3, 3), when the caller has them, are the footprints' flush_rotations.
 
     All legs at once: each leg's anchors (rest place, its footprints, rest place) go into one table, and
     each (time, leg) row looks its anchor up by time within its own leg's block of that table.
     """
     tr = schedule.track
     n, legs = len(times), len(character.feet)
-    rotations_fp = flush_rotations(tr.headings, terrain_normals(terrain, tr.positions[:, :2]))
+    rotations_fp = footprint_rotations
+    if rotations_fp is None:
+        rotations_fp = flush_rotations(tr.headings, terrain_normals(terrain, tr.positions[:, :2]))
     half = 0.5 * character.foot_length
     tables = [_anchors(schedule, character, leg, np.flatnonzero(schedule.leg_of_footprint == leg), rotations_fp)
               for leg in range(legs)]  # a handful of legs

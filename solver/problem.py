@@ -49,6 +49,32 @@ class TrackPart:
     samples: slice  # its rows in the sample arrays
 
 
+def _sampling(schedule, per_segment):
+    """What the samples of a schedule need that depends on its timing alone: the spline layout, sample
+    times and weights, Hermite coefficients, the footprint under each leg. Cached on the timing, so a
+    re-solve after moving footprints (a live drag) skips it."""
+    key = (schedule.key, per_segment)
+    if key not in _SAMPLING:
+        if len(_SAMPLING) >= 16:
+            _SAMPLING.pop(next(iter(_SAMPLING)))  # the oldest
+        _SAMPLING[key] = _derive_sampling(schedule, per_segment)
+    return _SAMPLING[key]
+
+
+_SAMPLING = {}
+
+
+def _derive_sampling(schedule, per_segment):
+    lay = layout(schedule)
+    times, seg, dt, support_times = schedule.sample_times(per_segment)
+    h = np.diff(schedule.knot_times)[seg]
+    cp, _cv, ca = hermite_basis((times - schedule.knot_times[seg]) / h, h)
+    result = (lay, times, dt, cp, ca, schedule.active_footprints(support_times))
+    for array in result[1:]:
+        array.setflags(write=False)
+    return result
+
+
 def _forward(headings):
     return np.stack([-np.sin(headings), np.cos(headings), np.zeros_like(headings)], axis=-1)
 
@@ -67,12 +93,8 @@ class Problem:
         nf = nsmp = 0
         for index, (track, character, terrain) in enumerate(items):
             sched = build_schedule(track, character)
-            lay = layout(sched)
             tr = sched.track
-            times, seg, dt, support_times = sched.sample_times(per_segment)
-            s = (times - sched.knot_times[seg]) / np.diff(sched.knot_times)[seg]
-            cp, _cv, ca = hermite_basis(s, np.diff(sched.knot_times)[seg])
-            active_fp = sched.active_footprints(support_times)
+            lay, times, dt, cp, ca, active_fp = _sampling(sched, per_segment)
             if active_fp.shape[1] < legs:
                 active_fp = np.pad(active_fp, ((0, 0), (0, legs - active_fp.shape[1])), constant_values=-1)
             on = active_fp >= 0

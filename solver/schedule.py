@@ -7,7 +7,8 @@ lift-off that leaves no foot on the ground; the first contact and the last lift-
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -26,6 +27,7 @@ class Schedule:
     knot_times: np.ndarray  # (K,)
     flight: np.ndarray  # (K-1,) bool: no foot on the ground during segment k
     flight_intervals: np.ndarray  # (n, 2) start and end times of each flight phase
+    key: tuple = field(default=(), compare=False)  # the timing all of the above derives from (for caches)
 
     @property
     def start(self) -> float:
@@ -78,16 +80,31 @@ def build_schedule(track: Track, character: Character) -> Schedule:
     validate(track, allowed_feet=character.feet)
     if len(track) == 0:
         raise UnknownFootError("the track has no footprints")
-    track = track.take(track.time_order())
-    leg_of = np.array([character.feet.index(str(f)) for f in track.feet], dtype=int)
-    start, end = track.contact.min(), track.liftoff.max()
+    # Moving or turning footprints (a live drag) leaves the timing alone: derived once per timing.
+    key = (np.asarray(track.contact, dtype=float).tobytes(), np.asarray(track.liftoff, dtype=float).tobytes(), tuple(str(f) for f in track.feet), tuple(character.feet))
+    order, leg_of, knots, flight, intervals = _timing(key)
+    return Schedule(track.take(order), leg_of, knots, flight, intervals, key)
+
+
+@lru_cache(maxsize=16)
+def _timing(key):
+    """Time order, leg of each footprint, knots, flight segments and flight intervals (read-only arrays)."""
+    contact, liftoff = np.frombuffer(key[0]), np.frombuffer(key[1])
+    feet, names = np.array(key[2]), key[3]
+    order = np.lexsort((feet, contact))  # as Track.time_order
+    contact, liftoff, feet = contact[order], liftoff[order], feet[order]
+    leg_of = np.array([names.index(f) for f in feet], dtype=int)
+    start, end = contact.min(), liftoff.max()
     # A lift-off starts a flight when no footprint is under foot just after it.
-    lifts = np.unique(track.liftoff[track.liftoff < end])
-    on_after = (track.contact[None, :] <= lifts[:, None]) & (lifts[:, None] < track.liftoff[None, :])
+    lifts = np.unique(liftoff[liftoff < end])
+    on_after = (contact[None, :] <= lifts[:, None]) & (lifts[:, None] < liftoff[None, :])
     flight_starts = lifts[~on_after.any(axis=1)]
-    knots = np.unique(np.concatenate([track.contact, flight_starts, [start, end]]))
+    knots = np.unique(np.concatenate([contact, flight_starts, [start, end]]))
     mid = 0.5 * (knots[:-1] + knots[1:])
-    supported = ((track.contact[None, :] <= mid[:, None]) & (mid[:, None] < track.liftoff[None, :])).any(axis=1)
+    supported = ((contact[None, :] <= mid[:, None]) & (mid[:, None] < liftoff[None, :])).any(axis=1)
     flight = ~supported
     intervals = np.stack([knots[:-1][flight], knots[1:][flight]], axis=1)
-    return Schedule(track, leg_of, knots, flight, intervals)
+    result = (order, leg_of, knots, flight, intervals)
+    for array in result:
+        array.setflags(write=False)
+    return result

@@ -16,6 +16,7 @@ def register():
         bpy.utils.register_class(cls)
     properties.attach()
     ui.register()
+    operators.scrub.register_keymap()
     live.register()
     cli.register()
     bpy.utils.register_preset_path(PRESET_ROOT)  # jog, sprint, bouncy run; users add their own beside them
@@ -25,6 +26,7 @@ def unregister():
     bpy.utils.unregister_preset_path(PRESET_ROOT)
     cli.unregister()
     live.unregister()
+    operators.scrub.unregister_keymap()
     ui.unregister()
     properties.detach()
     for cls in reversed(classes):

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..solver import biped
 from ..solver.transforms import quaternion_from_matrix
-from . import animation, scene_io
+from . import animation, scene_clock, scene_io
 from .rigs import bind
 
 class BakeError(ValueError):
@@ -27,11 +27,11 @@ RIG_KEY = "footprint_rig"
 
 def frame_times(scene, schedule_start, schedule_end):
     """Integer frames covering the track, and their exact times in the track's seconds."""
-    fps = scene.render.fps / scene.render.fps_base
-    first = int(np.ceil(scene.frame_start + schedule_start * fps - 1e-9))
-    last = int(np.floor(scene.frame_start + schedule_end * fps + 1e-9))
+    rate = scene_clock.fps(scene)
+    first = int(np.ceil(scene.frame_start + schedule_start * rate - 1e-9))
+    last = int(np.floor(scene.frame_start + schedule_end * rate + 1e-9))
     frames = np.arange(first, last + 1)
-    return frames, (frames - scene.frame_start) / fps
+    return frames, scene_clock.seconds(scene, frames)
 
 
 def _object_parts(obj):

@@ -8,7 +8,7 @@ from ..solver import running
 from ..solver.running_attributes import natural_attributes
 from ..solver.running_cycle import running_cycle
 from ..solver.running_pelvis import LegGeometry
-from . import animation, bake
+from . import animation, bake, scene_clock
 from .running_upper_body import upper_body_channels
 from .rigs import bind
 
@@ -33,7 +33,7 @@ def bake_cycle(context, rig, params, in_place=True, attributes=None):
     attributes = natural_attributes(params) if attributes is None else attributes
     legs = rig_leg_geometry(binding, character, attributes.knee_bend_heel_strike)
     scene = context.scene
-    fps = scene.render.fps / scene.render.fps_base
+    fps = scene_clock.fps(scene)
     motion, _constraints, cycle = running_cycle(params, character, legs, fps, attributes, in_place=in_place)
     rest = bake.world_rest(binding)
     targets = bake.bone_targets(binding, motion, rest)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 
@@ -95,6 +97,46 @@ def timing_bars(feet, contact, liftoff, foot_order=("L", "R", "LH", "RH", "LF", 
     rows = [f for f in foot_order if f in set(np.asarray(feet).tolist())]
     row = np.array([rows.index(str(f)) for f in feet])
     return rows, np.column_stack([row, contact, liftoff])
+
+
+@dataclass(frozen=True)
+class TimingDiagram:
+    """The timing diagram laid out in a region, in pixels: one row of contact bars per foot, time along x."""
+
+    rows: tuple  # foot names, bottom row first
+    bars: np.ndarray  # (F, 4): x0, y0, x1, y1 of each footprint's contact bar, in the track's order
+    bar_rows: np.ndarray  # (F,) the row (foot) of each bar
+    start: float  # seconds at the left edge (first contact)
+    end: float  # seconds at the right edge (last lift-off)
+    box: tuple  # x0, y0, x1, y1 of the diagram
+
+    def x_of(self, seconds):
+        """Pixel column of a time, clamped to the diagram."""
+        x0, _y0, x1, _y1 = self.box
+        return float(np.clip(x0 + (seconds - self.start) / (self.end - self.start) * (x1 - x0), x0, x1))
+
+    def time_at(self, x):
+        """Seconds under a pixel column, clamped to the track."""
+        x0, _y0, x1, _y1 = self.box
+        return float(self.start + np.clip((x - x0) / (x1 - x0), 0.0, 1.0) * (self.end - self.start))
+
+    def contains(self, x, y, margin: float = 6.0):
+        x0, y0, x1, y1 = self.box
+        return x0 - margin <= x <= x1 + margin and y0 - margin <= y <= y1 + margin
+
+
+def timing_diagram(feet, contact, liftoff, origin=(60.0, 40.0), width=360.0, row_height=14.0, gap=4.0):
+    """Lay the timing diagram out from the region's corner `origin` (pixels)."""
+    rows, table = timing_bars(feet, contact, liftoff)
+    start, end = float(np.min(contact)), float(np.max(liftoff))
+    end = max(end, start + 1e-6)
+    x0, y0 = origin
+    row, t_a, t_b = table.T
+    scale = width / (end - start)
+    bars = np.column_stack([x0 + (t_a - start) * scale, y0 + row * (row_height + gap),
+                            x0 + (t_b - start) * scale, y0 + row * (row_height + gap) + row_height])
+    box = (x0, y0, x0 + width, y0 + len(rows) * (row_height + gap) - gap)
+    return TimingDiagram(tuple(rows), bars, row.astype(int), start, end, box)
 
 
 def ghost_lines(motion, time, offsets=(-0.3, -0.15, 0.15, 0.3)):

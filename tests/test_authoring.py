@@ -315,3 +315,26 @@ def test_overlay_geometry_for_a_track_and_no_drawing_headless(addon, clean):
     flight = ~motion.contact[:-1].any(axis=1)
     assert flight.any() and np.allclose(com[flight], drawing.PHASE_COLORS["flight"])
     assert overlay._handlers == []  # background mode: nothing is drawn, nothing registered
+
+
+def test_clicking_the_timing_diagram_sets_the_frame(addon, clean):
+    fig1 = os.path.join(ROOT_DIR, "tests", "data", "fig1.json")
+    assert bpy.ops.footprint.import_json(filepath=fig1) == {"FINISHED"}
+    scene = bpy.context.scene
+    coll = scene.footprint.active_track
+    overlay = sys.modules[f"{addon}.footprint_addon.ui.overlay"]
+    scene_io = sys.modules[f"{addon}.footprint_addon.scene_io"]
+    track = scene_io.read_track(coll)
+    diagram = overlay.timing_diagram(bpy.context)
+    fps = scene.render.fps / scene.render.fps_base
+    for i in (3, 8):  # a click on the left end of a contact bar lands on that footprint's contact frame
+        x, y = diagram.bars[i, 0], 0.5 * (diagram.bars[i, 1] + diagram.bars[i, 3])
+        assert bpy.ops.footprint.scrub_timing(x=x, y=y) == {"FINISHED"}
+        assert scene.frame_current == round(scene.frame_start + track.contact[i] * fps)
+    before = scene.frame_current
+    with pytest.raises(RuntimeError, match="not on the timing diagram"):
+        bpy.ops.footprint.scrub_timing(x=diagram.box[0], y=diagram.box[3] + 50.0)
+    assert scene.frame_current == before
+    coll.footprint_track.show_overlay = False  # no overlay, no diagram to click
+    with pytest.raises(RuntimeError, match="No timing diagram"):
+        bpy.ops.footprint.scrub_timing(x=x, y=y)

@@ -96,3 +96,23 @@ def test_ghost_poses_around_the_current_time(fig1):
     assert alphas[4] > alphas[0]  # 0.15 s away is drawn more strongly than 0.3 s away
     early, _ = drawing.ghost_lines(fig1, float(fig1.times[0]))
     assert len(early) == 2 * 4  # only the future poses exist at the very start
+
+
+def test_timing_diagram_layout_maps_time_to_pixels_and_back(fig1):
+    tr = fig1.track
+    diagram = drawing.timing_diagram(tr.feet, tr.contact, tr.liftoff, origin=(60.0, 40.0), width=360.0,
+                                     row_height=14.0, gap=4.0)
+    assert diagram.rows == ("L", "R")
+    x0, y0, x1, y1 = diagram.box
+    assert (x0, y0, x1, y1) == (60.0, 40.0, 420.0, 72.0)  # two rows of 14 px and one 4 px gap
+    # A bar spans its footprint's contact to lift-off, on its foot's row.
+    span = tr.liftoff.max() - tr.contact.min()
+    assert np.allclose(diagram.bars[:, 2] - diagram.bars[:, 0], (tr.liftoff - tr.contact) / span * 360.0)
+    assert np.allclose(diagram.bars[:, 1], 40.0 + 18.0 * (tr.feet == "R"))
+    assert [diagram.rows[r] for r in diagram.bar_rows] == list(tr.feet)
+    # Clicking on a bar's left end gives that footprint's contact time; clicks are clamped to the track.
+    for i in (0, 5, 11):
+        assert diagram.time_at(diagram.bars[i, 0]) == pytest.approx(tr.contact[i])
+        assert diagram.x_of(tr.contact[i]) == pytest.approx(diagram.bars[i, 0])
+    assert diagram.time_at(0.0) == tr.contact.min() and diagram.time_at(1e4) == tr.liftoff.max()
+    assert diagram.contains(100.0, 50.0) and not diagram.contains(100.0, 200.0) and not diagram.contains(10.0, 50.0)

@@ -11,7 +11,7 @@ from bpy_extras.io_utils import ExportHelper, ImportHelper
 from ...solver.character import PRESETS
 from ...solver.footpath import tilt_from_normals
 from ...solver.track import dumps, load_track, track_to_json
-from .. import scene_io
+from .. import scene_clock, scene_io
 from ..files import write_atomically
 from ..terrain import TerrainProbe
 from .common import USER_ERRORS, OnActiveTrack
@@ -77,7 +77,7 @@ def export_text(context, coll) -> str:
     track = scene_io.read_track(coll, objs)
     scene_io.validate_objects(coll, track, objs)
     terrain = coll.footprint_track.terrain
-    extras = {"fps": context.scene.render.fps / context.scene.render.fps_base}
+    extras = {"fps": scene_clock.fps(context.scene)}
     if terrain is not None:
         extras["terrain"] = {"object": terrain.name}
     return dumps(track_to_json(track.replace(extras=extras), number=scene_io.stored_decimal))

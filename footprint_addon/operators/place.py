@@ -9,7 +9,7 @@ from mathutils import Vector
 from ...solver.footpath import tilt_from_normals
 from ...solver.placement import append_step
 from ...solver.track import validate
-from .. import scene_io
+from .. import scene_clock, scene_io
 from ..terrain import TerrainProbe
 from .common import USER_ERRORS, OnActiveTrack, require_track
 
@@ -29,7 +29,7 @@ def add_footprint(context, coll, location, normal):
     objs = scene_io.footprints(coll)
     track = scene_io.read_track(coll, objs)
     character = scene_io.character_of(coll)
-    start = context.scene.frame_current / (context.scene.render.fps / context.scene.render.fps_base)
+    start = scene_clock.seconds(context.scene)
     new_track = append_step(track, tuple(location), character, coll.footprint_track.gait, start=start)
     validate(new_track, allowed_feet=character.feet, labels=[o.name for o in objs] + ["(new footprint)"])
     new_obj = scene_io.create_footprint(coll, str(new_track.feet[-1]), character)

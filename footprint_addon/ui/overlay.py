@@ -7,7 +7,7 @@ import bpy
 import numpy as np
 
 from ...solver import drawing
-from .. import live, scene_io
+from .. import live, scene_clock, scene_io
 
 _handlers = []
 _cache = {}  # track name -> (signature, batch)
@@ -56,7 +56,7 @@ def _draw_view():
         cached[1].draw(shader)
         if settings.show_ghost and motion is not None:
             scene = bpy.context.scene
-            now = (scene.frame_current - scene.frame_start) / (scene.render.fps / scene.render.fps_base)
+            now = scene_clock.seconds(scene)
             lines, alphas = drawing.ghost_lines(motion, now)
             if len(lines):
                 colors = np.repeat(np.column_stack([np.full((len(alphas), 3), 0.9), alphas]), 2, axis=0)
@@ -66,32 +66,32 @@ def _draw_view():
                 gpu.state.blend_set("NONE")
 
 
+def timing_diagram(context):
+    """The active track's timing diagram as laid out in the 3D view's corner, or None (no overlay)."""
+    coll = scene_io.active_track(context)
+    if coll is None or not coll.footprint_track.show_overlay:
+        return None
+    objs = scene_io.footprints(coll)
+    if not objs:
+        return None
+    track = scene_io.read_track(coll, objs)
+    return drawing.timing_diagram(track.feet, track.contact, track.liftoff)
+
+
 def _draw_timing():
     import gpu
     from gpu_extras.batch import batch_for_shader
 
-    coll = scene_io.active_track(bpy.context)
-    if coll is None or not coll.footprint_track.show_overlay:
+    diagram = timing_diagram(bpy.context)
+    if diagram is None:
         return
-    objs = scene_io.footprints(coll)
-    if not objs:
-        return
-    track = scene_io.read_track(coll, objs)
-    rows, bars = drawing.timing_bars(track.feet, track.contact, track.liftoff)
-    scene = bpy.context.scene
-    now = (scene.frame_current - scene.frame_start) / (scene.render.fps / scene.render.fps_base)
-    t0, t1 = float(track.contact.min()), float(max(track.liftoff.max(), now))
-    x0, y0, width, row_h = 60.0, 40.0, 360.0, 14.0
     verts, colors = [], []
-    for row, start, end in bars:
-        xa, xb = x0 + (start - t0) / (t1 - t0) * width, x0 + (end - t0) / (t1 - t0) * width
-        ya, yb = y0 + row * (row_h + 4), y0 + row * (row_h + 4) + row_h
-        color = drawing.foot_color(rows[int(row)])
+    for (xa, ya, xb, yb), row in zip(diagram.bars, diagram.bar_rows):
         verts += [(xa, ya), (xb, ya), (xb, yb), (xa, ya), (xb, yb), (xa, yb)]
-        colors += [color] * 6
-    x = x0 + (now - t0) / (t1 - t0) * width  # the current frame
-    top = y0 + len(rows) * (row_h + 4)
-    verts += [(x - 1, y0 - 4), (x + 1, y0 - 4), (x + 1, top), (x - 1, y0 - 4), (x + 1, top), (x - 1, top)]
+        colors += [drawing.foot_color(diagram.rows[row])] * 6
+    x = diagram.x_of(scene_clock.seconds(bpy.context.scene))  # the current frame
+    bottom, top = diagram.box[1] - 4, diagram.box[3] + 4
+    verts += [(x - 1, bottom), (x + 1, bottom), (x + 1, top), (x - 1, bottom), (x + 1, top), (x - 1, top)]
     colors += [(1.0, 1.0, 1.0, 1.0)] * 6
     shader = gpu.shader.from_builtin("FLAT_COLOR")
     batch_for_shader(shader, "TRIS", {"pos": verts, "color": colors}).draw(shader)

@@ -13,6 +13,7 @@ def main(argv=None) -> int:
     solver_bench.run(repeats=3 if args.quick else 7)
     running_bench.run()
     live_bench.run()
+    live_bench.windowed()
     bake_bench.run()
     return 0
 

@@ -72,15 +72,16 @@ def rig_character(binding, base="human"):
                                   "ankle_reach": character.ankle_reach * scale})
 
 
-def solve_for_rig(context, coll, binding, warm=None):
-    """The track solved for the rig's own proportions, sampled at the scene's frames."""
+def solve_for_rig(context, coll, binding, warm=None, changed=None):
+    """The track solved for the rig's own proportions, sampled at the scene's frames (warm and changed:
+    see biped.solve)."""
     track = scene_io.read_track(coll)
     character = rig_character(binding, coll.footprint_track.character)
     # The motion spans first contact to last lift-off (the schedule's bounds; the solve validates).
     if len(track) == 0:
         raise BakeError(f"track {coll.name!r} has no footprints")
     frames, times = frame_times(context.scene, float(track.contact.min()), float(track.liftoff.max()))
-    motion = biped.solve(track, character, times=times, warm=warm)
+    motion = biped.solve(track, character, times=times, warm=warm, changed=changed)
     return frames, motion
 
 

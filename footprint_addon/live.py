@@ -20,6 +20,17 @@ def signature(coll):
                  for o in scene_io.footprints(coll))
 
 
+def changed_span(before, after):
+    """(first contact, last lift-off) of the footprints moved or turned between two signatures, or None
+    when anything else changed (timing, feet, footprints added or removed): then the whole track counts."""
+    if before is None or len(before) != len(after):
+        return None
+    moved = [b for b, a in zip(before, after) if b != a]
+    if any(b[0] != a[0] or b[3:] != a[3:] for b, a in zip(before, after)) or not moved:
+        return None
+    return min(m[3] for m in moved), max(m[4] for m in moved)
+
+
 _last = {}  # track name -> the footprints as last solved
 _solutions = {}  # track name -> the last solution, to warm-start the next re-solve
 _motions = {}  # track name -> the last motion, for the viewport overlay
@@ -57,7 +68,8 @@ def flush(context):
         if _last.get(name) == current:
             continue  # an update that changed nothing the solver reads (selection, our own writes)
         try:
-            motion = preview.refresh(context, coll, coll.footprint_track.rig, _solutions.get(name))
+            motion = preview.refresh(context, coll, coll.footprint_track.rig, _solutions.get(name),
+                                     changed_span(_last.get(name), current))
             _solutions[name] = motion.solution
         except (ValueError, RuntimeError) as exc:  # an invalid edit mid-drag: keep the last good preview
             errors[name] = str(exc)

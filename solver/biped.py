@@ -15,7 +15,7 @@ from . import orientation, spline
 from .character import Character, character_from_json
 from .motion import Motion, quality_report
 from .optimize import greedy_descent, levenberg_marquardt
-from .problem import Problem, Weights
+from .problem import Problem, Weights, Window
 from .terrain import terrain_from_json
 from .track import Track
 
@@ -31,15 +31,19 @@ def resolve(track: Track, character=None, terrain=None):
 
 
 def solve(track: Track, character: Character | None = None, terrain=None, fps: float = 60.0,
-          method: str = "lm", weights: Weights = Weights(), times=None, warm=None) -> Motion:
+          method: str = "lm", weights: Weights = Weights(), times=None, warm=None, changed=None) -> Motion:
     """One track to a Motion sampled at fps from its first contact, or at the given times (seconds).
 
     warm: the `solution` of an earlier Motion of a track with the same contact schedule (footprints moved
     or turned, not retimed): the optimiser starts there, a few iterations from the new optimum.
+    changed: with warm, the span (start, end) in seconds of the footprints that moved or turned since;
+    on a long track only the free states near it are re-optimised (see WINDOW_MIN_FREE).
     """
-    return solve_batch([track], [character], [terrain], fps, method, weights, [times], warm)[0]
+    return _solve_group([track], [character], [terrain], [times], fps, method, weights, warm, changed)[0]
 
 
+WINDOW_MIN_FREE = 40  # free states: below this a whole warm re-solve is as fast as a window's
+WINDOW_MARGIN = 4  # free states re-optimised on each side of an edit's span: its effect has died out there
 BATCH_GROUP = 16  # tracks optimised together: enough to share numpy's per-call cost, few enough to stay
 # in cache and to let each group stop as soon as its own tracks have converged (bench/solver_bench.py)
 
@@ -52,23 +56,28 @@ def solve_batch(tracks, characters=None, terrains=None, fps: float = 60.0, metho
     terrains = terrains or [None] * len(tracks)
     times = times or [None] * len(tracks)
     if warm is not None or len(tracks) <= BATCH_GROUP:  # a warm start is one group's solution
-        return _solve_group(tracks, characters, terrains, times, fps, method, weights, warm)
+        return _solve_group(tracks, characters, terrains, times, fps, method, weights, warm, None)
     motions = []
     for a in range(0, len(tracks), BATCH_GROUP):
         group = slice(a, a + BATCH_GROUP)
         motions += _solve_group(tracks[group], characters[group], terrains[group], times[group], fps, method,
-                                weights, None)
+                                weights, None, None)
     return motions
 
 
-def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm):
+def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm, changed):
     started = time.perf_counter()
     items = [(t,) + resolve(t, c, g) for t, c, g in zip(tracks, characters, terrains)]
     problem = Problem(items, weights)
     start = None
     if warm is not None and np.shape(warm) == (problem.n_free, 6) and method == "lm":
         start = np.asarray(warm, dtype=float)
-    result = METHODS[method](problem) if start is None else METHODS[method](problem, start)
+    window = _window(problem, start, changed) if start is not None and changed is not None else None
+    if window is not None:
+        result = levenberg_marquardt(window, start[window.first:window.stop])
+        result.free = window.full(result.free)
+    else:
+        result = METHODS[method](problem) if start is None else METHODS[method](problem, start)
     motions = [sample_motion(problem, part, result.free[part.free], fps, t)
                for part, t in zip(problem.parts, times)]
     elapsed = time.perf_counter() - started
@@ -78,9 +87,24 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
         motion.report["energy"] = {k: float(v[i]) for k, v in terms.items()}
         motion.report["optimizer"] = {"method": method, "iterations": result.iterations,
                                       "evaluations": result.evaluations, "converged": result.converged,
-                                      "warm_start": start is not None}
+                                      "warm_start": start is not None,
+                                      "window": None if window is None else [window.first, window.stop]}
         motion.solution = result.free[problem.parts[i].free]
     return motions
+
+
+def _window(problem, warm, changed):
+    """The free states to re-optimise after an edit spanning `changed` (seconds) of a long track, or None
+    when the whole track is about as quick."""
+    if problem.n_tracks != 1 or problem.n_free < WINDOW_MIN_FREE:
+        return None
+    part = problem.parts[0]
+    knot_times = part.layout.knot_times[np.concatenate([[True], ~part.schedule.flight])]  # one per free state
+    first = max(int(np.searchsorted(knot_times, changed[0], side="right")) - 1 - WINDOW_MARGIN, 0)
+    stop = min(int(np.searchsorted(knot_times, changed[1], side="left")) + 1 + WINDOW_MARGIN, problem.n_free)
+    if stop - first > problem.n_free // 2:
+        return None
+    return Window(problem, warm, first, stop)
 
 
 def sample_motion(problem: Problem, part, free, fps: float, times=None) -> Motion:

@@ -37,6 +37,21 @@ class Weights:
     barrier_margin: float = 0.015  # metres below l_max where the barrier starts
 
 
+@dataclass(frozen=True)
+class Assembly:
+    """The part of the problem one linearisation covers: segments and their samples (slices), and the
+    free states it solves for, with where each segment's normal-equation halves go among them."""
+
+    segments: slice
+    samples: slice
+    n_free: int
+    order: np.ndarray  # segment halves (left halves, then right halves) sorted by the state they add to
+    starts: np.ndarray  # where each state's run starts in that order
+    upper_segments: np.ndarray  # segments coupling two of the states: their off-diagonal blocks
+    upper_index: np.ndarray  # ...and the block row each goes to
+    segment_track: np.ndarray  # the track of each segment
+
+
 @dataclass
 class TrackPart:
     """One track's share of the concatenated problem."""
@@ -179,11 +194,23 @@ class Problem:
         self.basis_offset = np.einsum("sij,sj->si", hermite, offsets[seg])
         self.pair = np.stack([self.left[seg], self.right[seg]], axis=1)  # (S, 2) free states per sample
         self.terrain_groups = self._terrain_groups()
-        keys = np.concatenate([self.left, self.right])
-        self._scatter_order = np.argsort(keys, kind="stable")
-        self._scatter_starts = np.searchsorted(keys[self._scatter_order], np.arange(self.n_free))
-        self._upper_index = self.left[self.coupled]
-        self._segment_track = self.sample_track[::self.samples_per_segment]
+        self.assembly = self.assembly_for(0, self.n_free)
+
+    def assembly_for(self, first, stop):
+        """How to linearise for the free states [first, stop) with the others held: over the segments
+        that touch them, each segment's normal-equation halves sorted onto those states."""
+        touching = np.flatnonzero(((self.left >= first) & (self.left < stop)) | ((self.right >= first) & (self.right < stop)))
+        segments = slice(int(touching[0]), int(touching[-1]) + 1)  # contiguous: free states follow time
+        per = self.samples_per_segment
+        samples = slice(segments.start * per, segments.stop * per)
+        left, right = self.left[segments] - first, self.right[segments] - first
+        keys = np.concatenate([left, right])
+        inside = np.flatnonzero((keys >= 0) & (keys < stop - first))
+        order = inside[np.argsort(keys[inside], kind="stable")]
+        starts = np.searchsorted(keys[order], np.arange(stop - first))
+        upper_segments = np.flatnonzero(self.coupled[segments] & (left >= 0) & (right < stop - first))
+        return Assembly(segments, samples, stop - first, order, starts, upper_segments, left[upper_segments],
+                        self.sample_track[samples][::per])
 
     def _terrain_groups(self):
         """Sample rows per distinct terrain object: a handful of groups, each queried in one call."""
@@ -242,6 +269,8 @@ class Problem:
         slope = np.zeros((len(p), 2))
         if self.terrain_groups:
             ground = ground.copy()
+        if isinstance(rows, slice):
+            rows = np.arange(len(self.times))[rows]
         for terrain, group_rows in self.terrain_groups:
             mask = group_rows if rows is None else np.isin(rows, group_rows)
             ground[mask] = terrain.heights(p[mask, :2])
@@ -336,24 +365,49 @@ class Problem:
 
     # --- Gauss-Newton normal equations --------------------------------------------------------
 
-    def linearize(self, free):
+    def linearize(self, free, assembly=None):
         """Residual energies per track and the block-tridiagonal normal equations J^T J, J^T r per free
-        state.
+        state (of the assembly's segments and states: by default all of them).
 
         Each sample's residual depends on its COM position and acceleration only; their analytic
         derivatives map exactly (the spline is linear in its states) onto the segment's two free states.
         One product per segment, over the rows of all its samples, gives [J r]^T [J r]: J^T J, J^T r and
         r^T r at once.
         """
-        y = np.einsum("sij,sj->si", self.basis, free[self.pair].reshape(len(self.pair), 12)) + self.basis_offset
-        r, jac = self.evaluate(y, jacobian=True)
-        stacked = np.concatenate([jac @ self.basis, r[..., None]], axis=2)  # (S, R, 13)
-        by_segment = stacked.reshape(len(self.left), -1, 13)
+        a = self.assembly if assembly is None else assembly
+        rows = None if a is self.assembly else a.samples
+        basis, pair = self.basis[a.samples], self.pair[a.samples]
+        y = np.einsum("sij,sj->si", basis, free[pair].reshape(len(pair), 12)) + self.basis_offset[a.samples]
+        r, jac = self.evaluate(y, rows, jacobian=True)
+        stacked = np.concatenate([jac @ basis, r[..., None]], axis=2)  # (S, R, 13)
+        by_segment = stacked.reshape(len(a.segment_track), -1, 13)
         product = np.swapaxes(by_segment, 1, 2) @ by_segment  # (n_seg, 13, 13)
-        # Each segment adds its [left | right] halves to its two free states; sorted once in __init__.
+        # Each segment adds its [left | right] halves to its two free states, in the assembly's order.
         halves = np.concatenate([product[:, :6][:, :, _LEFT_COLUMNS], product[:, 6:12][:, :, _RIGHT_COLUMNS]])
-        summed = np.add.reduceat(halves[self._scatter_order], self._scatter_starts, axis=0)  # (n_free, 6, 7)
-        upper = np.zeros((max(self.n_free - 1, 0), 6, 6))
-        upper[self._upper_index] = product[self.coupled, :6, 6:12]
-        energies = np.bincount(self._segment_track, product[:, 12, 12], self.n_tracks)
+        summed = np.add.reduceat(halves[a.order], a.starts, axis=0)  # (n_free, 6, 7)
+        upper = np.zeros((max(a.n_free - 1, 0), 6, 6))
+        upper[a.upper_index] = product[a.upper_segments, :6, 6:12]
+        energies = np.bincount(a.segment_track, product[:, 12, 12], self.n_tracks)
         return energies, summed[..., :6], upper, summed[..., 6]
+
+
+class Window:
+    """A stretch of one track's free states re-optimised with all the others held (the neighbourhood of
+    a live edit): the same energy terms, evaluated over only the segments those states touch. It offers
+    what the optimiser needs from a Problem."""
+
+    def __init__(self, problem: Problem, free, first: int, stop: int):
+        self.problem, self.held = problem, np.array(free, dtype=float)
+        self.first, self.stop = first, stop
+        self.assembly = problem.assembly_for(first, stop)
+        self.n_tracks = problem.n_tracks
+        self.free_track = problem.free_track[first:stop]
+
+    def full(self, movable):
+        """The whole track's free states with this window's replaced."""
+        free = self.held.copy()
+        free[self.first:self.stop] = movable
+        return free
+
+    def linearize(self, movable):
+        return self.problem.linearize(self.full(movable), self.assembly)

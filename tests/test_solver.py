@@ -7,11 +7,12 @@ import os
 import numpy as np
 import pytest
 
-from footprint_locomotion.solver import biped, blocktridiag, errors, legs, optimize, orientation, physics
+from footprint_locomotion.solver import (biped, blocktridiag, character, errors, footpath, legs, optimize, orientation,
+                                         physics, timing)
 from footprint_locomotion.solver.character import GRAVITY
 from footprint_locomotion.solver.motion import support_points
 from footprint_locomotion.solver.problem import Problem
-from footprint_locomotion.solver.track import load_track, parse_track_text
+from footprint_locomotion.solver.track import load_track, make_track, parse_track_text
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 SCENARIOS = sorted(os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(DATA, "*.json")))
@@ -271,3 +272,26 @@ def test_warm_start_reaches_the_same_optimum_in_fewer_iterations():
     retimed = t.replace(contact=t.contact + 0.0, liftoff=t.liftoff + np.where(np.arange(12) == 11, 0.3, 0.0))
     other = biped.solve(retimed, warm=np.zeros((3, 6)))  # a solution of another shape is ignored
     assert not other.report["optimizer"]["warm_start"]
+
+
+def test_an_edit_of_a_long_track_re_optimises_only_its_window():
+    human = character.preset("human")
+    pos, head, feet = footpath.footprints_along_path([(0, 0, 0), (0, 0.7 * 59, 0)], 0.7, 0.2)
+    contact, liftoff = timing.timing_for_sequence(pos, "walk", human.time_unit, human.leg_length_nominal)
+    t = make_track(feet, pos, head, contact, liftoff)
+    first = biped.solve(t, fps=30)
+    j = 30
+    moved = t.replace(positions=t.positions + np.where(np.arange(len(t))[:, None] == j, [0.05, 0.03, 0.0], 0.0))
+    whole = biped.solve(moved, fps=30, warm=first.solution)
+    part = biped.solve(moved, fps=30, warm=first.solution, changed=(t.contact[j], t.liftoff[j]))
+    window = part.report["optimizer"]["window"]
+    assert whole.report["optimizer"]["window"] is None
+    assert window is not None and window[1] - window[0] < len(first.solution) // 4
+    # As good as re-optimising everything, and the states outside the window are the earlier ones.
+    assert part.report["energy"]["total"] == pytest.approx(whole.report["energy"]["total"], rel=1e-4)
+    assert np.array_equal(part.solution[:window[0]], first.solution[:window[0]])
+    assert np.array_equal(part.solution[window[1]:], first.solution[window[1]:])
+    assert not np.array_equal(part.solution[window[0]:window[1]], first.solution[window[0]:window[1]])
+    near = np.abs(part.times - t.contact[j]) < 1.0  # the COM moves towards the moved footprint, near it
+    assert np.abs(part.com[near] - first.com[near]).max() > 0.005
+    assert np.abs(part.com - whole.com).max() < 0.01

@@ -14,19 +14,20 @@ YAW_WINDOW = 1.0  # seconds: the moving window over which the feet's headings ar
 
 
 def _time_on_ground_until(tau, contact, liftoff, values):
-    """For each time tau: sum over footprints of value * (time the footprint was stood on before tau).
+    """For each time tau (N,): sum over footprints of values (F, V) * (time the footprint was stood on
+    before tau), (N, V).
 
     Piecewise linear in tau with breaks at contacts and lift-offs: prefix sums over the sorted break times
     and one searchsorted make it O((N + F) log F) instead of an N x F table.
     """
-    total = np.zeros(np.shape(tau))
+    total = np.zeros((len(tau), values.shape[1]))
     for times, sign in ((contact, 1.0), (liftoff, -1.0)):  # + (tau - c) after contact, - (tau - l) after lift-off
         order = np.argsort(times, kind="stable")
         t_sorted, v_sorted = times[order], values[order]
-        cum_v = np.concatenate([[0.0], np.cumsum(v_sorted)])
-        cum_vt = np.concatenate([[0.0], np.cumsum(v_sorted * t_sorted)])
+        cum_v = np.concatenate([np.zeros((1, values.shape[1])), np.cumsum(v_sorted, axis=0)])
+        cum_vt = np.concatenate([np.zeros((1, values.shape[1])), np.cumsum(v_sorted * t_sorted[:, None], axis=0)])
         k = np.searchsorted(t_sorted, tau, side="right")
-        total += sign * (tau * cum_v[k] - cum_vt[k])
+        total += sign * (tau[:, None] * cum_v[k] - cum_vt[k])
     return total
 
 
@@ -37,10 +38,9 @@ def body_yaw(times, contact, liftoff, headings, window: float = YAW_WINDOW):
     is stood on inside the window (a long flight), the last footprint left and the next one reached decide.
     """
     t = np.asarray(times, dtype=float)
-    sin_w = (_time_on_ground_until(t + window / 2, contact, liftoff, np.sin(headings))
-             - _time_on_ground_until(t - window / 2, contact, liftoff, np.sin(headings)))
-    cos_w = (_time_on_ground_until(t + window / 2, contact, liftoff, np.cos(headings))
-             - _time_on_ground_until(t - window / 2, contact, liftoff, np.cos(headings)))
+    both_ends = _time_on_ground_until(np.concatenate([t + window / 2, t - window / 2]), contact, liftoff,
+                                      np.column_stack([np.sin(headings), np.cos(headings)]))
+    sin_w, cos_w = (both_ends[:len(t)] - both_ends[len(t):]).T
     empty = np.hypot(sin_w, cos_w) < 1e-12
     if empty.any():
         by_lift = np.argsort(liftoff, kind="stable")

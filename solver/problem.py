@@ -64,19 +64,28 @@ class TrackPart:
     samples: slice  # its rows in the sample arrays
 
 
+_TIMING_CACHE = {}  # (what, timing key) -> arrays that depend on a track's timing alone
+_TIMING_CACHE_SIZE = 32
+
+
+def _by_timing(what, key, derive):
+    """derive(), remembered for this timing: a re-solve after moving or turning footprints (a live drag)
+    reuses everything the footprints' positions do not enter. The arrays are made read-only."""
+    key = (what, key)
+    if key not in _TIMING_CACHE:
+        if len(_TIMING_CACHE) >= _TIMING_CACHE_SIZE:
+            _TIMING_CACHE.pop(next(iter(_TIMING_CACHE)))  # the oldest
+        value = derive()
+        for array in value:
+            if isinstance(array, np.ndarray):
+                array.setflags(write=False)
+        _TIMING_CACHE[key] = value
+    return _TIMING_CACHE[key]
+
+
 def _sampling(schedule, per_segment):
-    """What the samples of a schedule need that depends on its timing alone: the spline layout, sample
-    times and weights, Hermite coefficients, the footprint under each leg. Cached on the timing, so a
-    re-solve after moving footprints (a live drag) skips it."""
-    key = (schedule.key, per_segment)
-    if key not in _SAMPLING:
-        if len(_SAMPLING) >= 16:
-            _SAMPLING.pop(next(iter(_SAMPLING)))  # the oldest
-        _SAMPLING[key] = _derive_sampling(schedule, per_segment)
-    return _SAMPLING[key]
-
-
-_SAMPLING = {}
+    """The spline layout, sample times and weights, Hermite coefficients, the footprint under each leg."""
+    return _by_timing("sampling", (schedule.key, per_segment), lambda: _derive_sampling(schedule, per_segment))
 
 
 def _derive_sampling(schedule, per_segment):
@@ -84,10 +93,7 @@ def _derive_sampling(schedule, per_segment):
     times, seg, dt, support_times = schedule.sample_times(per_segment)
     h = np.diff(schedule.knot_times)[seg]
     cp, _cv, ca = hermite_basis((times - schedule.knot_times[seg]) / h, h)
-    result = (lay, times, dt, cp, ca, schedule.active_footprints(support_times))
-    for array in result[1:]:
-        array.setflags(write=False)
-    return result
+    return lay, times, dt, cp, ca, schedule.active_footprints(support_times)
 
 
 def _forward(headings):
@@ -173,6 +179,14 @@ class Problem:
         self.sample_segment = np.repeat(np.arange(len(self.left)), self.samples_per_segment)
         self.free_track = np.concatenate([np.full(p.free.stop - p.free.start, i) for i, p in enumerate(self.parts)])
         self.coupled = self.right != self.left  # segments linking two free states (not a flight)
+        timing = (tuple(part.schedule.key for part in self.parts), per_segment)
+        self.basis, self.basis_offset, self.pair = _by_timing("basis", timing, self._sample_basis)
+        self.terrain_groups = self._terrain_groups()
+        self.assembly = self.assembly_for(0, self.n_free)
+
+    def _sample_basis(self):
+        """Per sample, [p; a] = basis @ [left free state; right free state] + basis_offset: basis (S, 6, 12),
+        basis_offset (S, 6), and the two free states (S, 2)."""
         # One matrix per segment from [left free state, right free state] to [start state, end state].
         # Across a flight both ends derive from the same free state: its columns move to the left half and
         # the right half is zero, so the flight's contributions land on one diagonal block.
@@ -182,19 +196,14 @@ class Problem:
         flight = ~self.coupled
         g_both[flight, 6:, :6] = self.g_right[flight]
         g_both[flight, 6:, 6:] = 0.0
-        self.g_both = g_both
-        # Per sample, [p; a] = basis @ [left free state; right free state] + basis_offset.
         seg = self.sample_segment
         hermite = np.zeros((len(seg), 6, 12))
         for k in range(4):  # the four Hermite terms P0, V0, P1, V1
             hermite[:, 0:3, 3 * k:3 * k + 3] = self.cp[:, k, None, None] * np.eye(3)
             hermite[:, 3:6, 3 * k:3 * k + 3] = self.ca[:, k, None, None] * np.eye(3)
         offsets = np.concatenate([self.o_left, self.o_right], axis=1)  # (n_seg, 12)
-        self.basis = hermite @ g_both[seg]
-        self.basis_offset = np.einsum("sij,sj->si", hermite, offsets[seg])
-        self.pair = np.stack([self.left[seg], self.right[seg]], axis=1)  # (S, 2) free states per sample
-        self.terrain_groups = self._terrain_groups()
-        self.assembly = self.assembly_for(0, self.n_free)
+        pair = np.stack([self.left[seg], self.right[seg]], axis=1)
+        return hermite @ g_both[seg], np.einsum("sij,sj->si", hermite, offsets[seg]), pair
 
     def assembly_for(self, first, stop):
         """How to linearise for the free states [first, stop) with the others held: over the segments

@@ -43,7 +43,11 @@ def action_fcurves(action):
 
 
 def rewrite(fcurve, frames, values):
-    """Replace an F-curve's key values in place when the frames are the same ones; False otherwise."""
+    """Replace an F-curve's key values in place when the frames are the same ones; False otherwise.
+
+    The keys keep their frames (so their order) and LINEAR interpolation, so nothing needs sorting or
+    handles recomputing: the caller tags the animated object for re-evaluation instead of fcurve.update().
+    """
     points = fcurve.keyframe_points
     if len(points) != len(frames):
         return False
@@ -53,7 +57,6 @@ def rewrite(fcurve, frames, values):
     co = np.empty(2 * len(frames), dtype=np.float32)  # Blender's own type: copied, not converted
     co[0::2], co[1::2] = frames, values
     points.foreach_set("co", co)
-    fcurve.update()
     return True
 
 

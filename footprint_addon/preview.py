@@ -73,6 +73,7 @@ def refresh(context, track, rig, warm=None, changed=None):
                 done &= animation.rewrite(fcurves[("rotation_quaternion", k)], frames, quaternions[:, k])
             if not done:
                 break
+            empties[name].update_tag(refresh={"TIME"})  # its animation changed: evaluate it again
     if not done:
         return add(context, track, rig, (frames, motion))[1]
     bake.remember(track, rig, motion)

@@ -436,6 +436,13 @@ def test_moving_a_footprint_re_solves_once_and_refreshes_the_preview(addon, rig_
     before = com_keys()
     live.flush(bpy.context)
     solves = live.stats["solves"]
+    scene = bpy.context.scene
+    scene.frame_set(scene.frame_start + 60)
+
+    def com_now():  # where the COM empty is at this frame, as Blender evaluates it
+        return np.array(com.evaluated_get(bpy.context.evaluated_depsgraph_get()).matrix_world.translation)
+
+    shown = com_now()
     objs = sorted((o for o in bpy.data.collections["fig1"].objects if o.footprint.is_footprint),
                   key=lambda o: o.footprint.contact)
     objs[5].location.y += 0.03
@@ -447,6 +454,8 @@ def test_moving_a_footprint_re_solves_once_and_refreshes_the_preview(addon, rig_
     com = bpy.data.objects["fig1 COM"]
     assert com_keys() != before  # the preview shows the new solution
     assert com.as_pointer() == com_before  # rewritten in place, not rebuilt
+    bpy.context.view_layer.update()
+    assert np.linalg.norm(com_now() - shown) > 1e-3  # ...at once, without changing frame
     report = json.loads(bpy.data.collections["fig1"].footprint_track.last_report)
     assert report["optimizer"]["warm_start"]
     bpy.data.objects["fig1 COM"].location.x += 0.0  # our own objects: no re-solve

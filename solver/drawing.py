@@ -139,6 +139,31 @@ def timing_diagram(feet, contact, liftoff, origin=(60.0, 40.0), width=360.0, row
     return TimingDiagram(tuple(rows), bars, row.astype(int), start, end, box)
 
 
+def body_at(motion, time):
+    """COM (3,), hips (L, 3) and feet (L, 3) at a time inside the motion, interpolated between samples."""
+    times = motion.times
+    i = int(np.clip(np.searchsorted(times, time) - 1, 0, len(times) - 2)) if len(times) > 1 else 0
+    w = 0.0 if len(times) < 2 else float(np.clip((time - times[i]) / (times[i + 1] - times[i]), 0.0, 1.0))
+    j = min(i + 1, len(times) - 1)
+    return tuple((1.0 - w) * a[i] + w * a[j] for a in (motion.com, motion.hips, motion.feet))
+
+
+MARKER_COM = (1.0, 1.0, 1.0, 1.0)  # white: the COM; hips and feet take their foot's colour
+
+
+def frame_markers(motion, time, size=0.05):
+    """Crosses (three axis-aligned segments each) on the COM, each hip and each foot at the current
+    time: segments (M, 2, 3) and colours (M, 4). Nothing when the time is outside the motion."""
+    if not len(motion.times) or time < motion.times[0] or time > motion.times[-1]:
+        return np.zeros((0, 2, 3)), np.zeros((0, 4))
+    com, hips, feet = body_at(motion, time)
+    points = np.concatenate([com[None], hips, feet])
+    colors = [MARKER_COM] + [foot_color(f) for f in motion.character.feet] * 2
+    arms = 0.5 * size * np.eye(3)
+    segments = np.stack([points[:, None, :] - arms[None], points[:, None, :] + arms[None]], axis=2)
+    return segments.reshape(-1, 2, 3), np.repeat(np.array(colors, dtype=float), 3, axis=0)
+
+
 def ghost_lines(motion, time, offsets=(-0.3, -0.15, 0.15, 0.3)):
     """A faint stick figure (COM to hips to feet) at times around `time`: segments (M, 2, 3) and the
     alpha of each (nearer in time, more opaque). Times outside the motion are skipped."""
@@ -148,8 +173,7 @@ def ghost_lines(motion, time, offsets=(-0.3, -0.15, 0.15, 0.3)):
         t = time + offset
         if t < times[0] or t > times[-1]:
             continue
-        i = int(np.clip(np.searchsorted(times, t), 0, len(times) - 1))
-        com, hips, feet = motion.com[i], motion.hips[i], motion.feet[i]
+        com, hips, feet = body_at(motion, t)
         for leg in range(hips.shape[0]):
             segments += [(com, hips[leg]), (hips[leg], feet[leg])]
         alphas += [0.45 * (1.0 - abs(offset) / (2.0 * max(abs(o) for o in offsets)))] * (2 * hips.shape[0])

@@ -92,7 +92,7 @@ def test_ghost_poses_around_the_current_time(fig1):
     now = float(fig1.times[len(fig1.times) // 2])
     lines, alphas = drawing.ghost_lines(fig1, now)
     assert lines.shape == (4 * 4, 2, 3) and alphas.shape == (16,)  # 4 times x (COM-hip, hip-foot) x 2 legs
-    assert np.allclose(lines[0, 0], fig1.com[np.searchsorted(fig1.times, now - 0.3)])
+    assert np.allclose(lines[0, 0], fig1.com[np.argmin(np.abs(fig1.times - (now - 0.3)))])  # on a sample
     assert alphas[4] > alphas[0]  # 0.15 s away is drawn more strongly than 0.3 s away
     early, _ = drawing.ghost_lines(fig1, float(fig1.times[0]))
     assert len(early) == 2 * 4  # only the future poses exist at the very start
@@ -116,3 +116,17 @@ def test_timing_diagram_layout_maps_time_to_pixels_and_back(fig1):
         assert diagram.x_of(tr.contact[i]) == pytest.approx(diagram.bars[i, 0])
     assert diagram.time_at(0.0) == tr.contact.min() and diagram.time_at(1e4) == tr.liftoff.max()
     assert diagram.contains(100.0, 50.0) and not diagram.contains(100.0, 200.0) and not diagram.contains(10.0, 50.0)
+
+
+def test_current_frame_markers_on_com_hips_and_feet(fig1):
+    i = len(fig1.times) // 3
+    now = 0.5 * (fig1.times[i] + fig1.times[i + 1])  # between two samples: interpolated
+    segments, colors = drawing.frame_markers(fig1, now, size=0.1)
+    assert segments.shape == ((1 + 2 + 2) * 3, 2, 3) and colors.shape == (15, 4)
+    centres = segments.mean(axis=1)[::3]
+    expect = [0.5 * (a[i] + a[i + 1]) for a in (fig1.com, fig1.hips, fig1.feet)]
+    assert np.allclose(centres, np.concatenate([expect[0][None], expect[1], expect[2]]))
+    assert np.allclose(np.linalg.norm(segments[:, 1] - segments[:, 0], axis=1), 0.1)
+    assert np.allclose(colors[:3], drawing.MARKER_COM)
+    assert np.allclose(colors[3:6], drawing.foot_color("L")) and np.allclose(colors[9:12], drawing.foot_color("L"))
+    assert len(drawing.frame_markers(fig1, fig1.times[-1] + 1.0)[0]) == 0  # after the motion: none

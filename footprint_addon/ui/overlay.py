@@ -1,5 +1,6 @@
-"""Viewport overlay (vdP97 Fig. 3 and 15): footprint outlines, timing daggers and the COM path coloured by
-support phase in the 3D view, and a timing diagram with the current frame in its corner. The geometry
+"""Viewport overlay (vdP97 Fig. 3 and 15): footprint outlines, timing daggers, the COM path coloured by
+support phase and markers on the current frame's COM, hips and feet in the 3D view, and a timing diagram
+with the current frame in its corner (click or drag on it to scrub). The geometry
 comes from solver.drawing (tested headless); GPU batches are rebuilt only when the footprints or the
 solution change, and nothing is drawn or registered in background mode."""
 
@@ -54,9 +55,14 @@ def _draw_view():
             cached = _cache[coll.name] = (signature, batch)
         gpu.state.line_width_set(2.0)
         cached[1].draw(shader)
-        if settings.show_ghost and motion is not None:
-            scene = bpy.context.scene
-            now = scene_clock.seconds(scene)
+        if motion is None:
+            continue
+        now = scene_clock.seconds(bpy.context.scene)
+        lines, colors = drawing.frame_markers(motion, now, size=0.2 * motion.character.foot_length)
+        if len(lines):  # the current frame's COM, hips and feet: a few lines, rebuilt every frame
+            batch_for_shader(shader, "LINES", {"pos": lines.reshape(-1, 3).astype(np.float32),
+                                              "color": np.repeat(colors, 2, axis=0).astype(np.float32)}).draw(shader)
+        if settings.show_ghost:
             lines, alphas = drawing.ghost_lines(motion, now)
             if len(lines):
                 colors = np.repeat(np.column_stack([np.full((len(alphas), 3), 0.9), alphas]), 2, axis=0)

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import orientation, physics
 from .schedule import SAMPLES_PER_SEGMENT, build_schedule
+from .schedule import clear_cache as clear_schedule_cache
 from .spline import GRAVITY_VECTOR, hermite_basis, layout
 
 TOE_RAMP = 0.5  # the point of support blends from mid-foot to the toe over this fraction of half a foot
@@ -81,6 +82,12 @@ def _by_timing(what, key, derive):
                 array.setflags(write=False)
         _TIMING_CACHE[key] = value
     return _TIMING_CACHE[key]
+
+
+def clear_timing_cache():
+    """Forget everything derived from timings (benchmarks of cold solves start here)."""
+    _TIMING_CACHE.clear()
+    clear_schedule_cache()
 
 
 def _sampling(schedule, per_segment):

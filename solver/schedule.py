@@ -86,6 +86,10 @@ def build_schedule(track: Track, character: Character) -> Schedule:
     return Schedule(track.take(order), leg_of, knots, flight, intervals, key)
 
 
+def clear_cache():
+    _timing.cache_clear()
+
+
 @lru_cache(maxsize=16)
 def _timing(key):
     """Time order, leg of each footprint, knots, flight segments and flight intervals (read-only arrays)."""

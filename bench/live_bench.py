@@ -12,7 +12,7 @@ from .scenes import rigify_human
 from .solver_bench import median_seconds, straight_walk
 
 
-def run(moves=41):
+def run(moves=101):
     rigify_human()
     import bpy
 

@@ -46,7 +46,7 @@ def rewrite(fcurve, frames, values):
     """Replace an F-curve's key values in place when the frames are the same ones; False otherwise.
 
     The keys keep their frames (so their order) and LINEAR interpolation, so nothing needs sorting or
-    handles recomputing: the caller tags the animated object for re-evaluation instead of fcurve.update().
+    handles recomputing: the caller tags the animated object and its action for re-evaluation instead.
     """
     points = fcurve.keyframe_points
     if len(points) != len(frames):

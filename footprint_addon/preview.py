@@ -73,7 +73,9 @@ def refresh(context, track, rig, warm=None, changed=None):
                 done &= animation.rewrite(fcurves[("rotation_quaternion", k)], frames, quaternions[:, k])
             if not done:
                 break
-            empties[name].update_tag(refresh={"TIME"})  # its animation changed: evaluate it again
+            # Its animation changed: evaluate it again (Blender 5.0 needs the object tagged, 4.2 the action).
+            empties[name].update_tag(refresh={"TIME"})
+            empties[name].animation_data.action.update_tag()
     if not done:
         return add(context, track, rig, (frames, motion))[1]
     bake.remember(track, rig, motion)

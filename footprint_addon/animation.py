@@ -46,7 +46,7 @@ def rewrite(fcurve, frames, values):
     """Replace an F-curve's key values in place when the frames are the same ones; False otherwise.
 
     The keys keep their frames (so their order) and LINEAR interpolation, so nothing needs sorting or
-    handles recomputing: the caller tags the animated object and its action for re-evaluation instead.
+    handles recomputing: the caller has them evaluated again with tag_rewritten() instead.
     """
     points = fcurve.keyframe_points
     if len(points) != len(frames):
@@ -58,6 +58,15 @@ def rewrite(fcurve, frames, values):
     co[0::2], co[1::2] = frames, values
     points.foreach_set("co", co)
     return True
+
+
+def tag_rewritten(obj):
+    """Have Blender evaluate an object's rewritten keys again: tagging the object does it with slotted
+    actions (4.4+), where tagging the action too would re-evaluate far more (twice the live update's
+    time); 4.2 needs both."""
+    obj.update_tag(refresh={"TIME"})
+    if not SLOTTED:
+        obj.animation_data.action.update_tag()
 
 
 def find_track(obj, predicate):

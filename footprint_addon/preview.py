@@ -73,9 +73,7 @@ def refresh(context, track, rig, warm=None, changed=None):
                 done &= animation.rewrite(fcurves[("rotation_quaternion", k)], frames, quaternions[:, k])
             if not done:
                 break
-            # Its animation changed: evaluate it again (Blender 5.0 needs the object tagged, 4.2 the action).
-            empties[name].update_tag(refresh={"TIME"})
-            empties[name].animation_data.action.update_tag()
+            animation.tag_rewritten(empties[name])
     if not done:
         return add(context, track, rig, (frames, motion))[1]
     bake.remember(track, rig, motion)

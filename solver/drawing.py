@@ -125,7 +125,18 @@ class TimingDiagram:
         return x0 - margin <= x <= x1 + margin and y0 - margin <= y <= y1 + margin
 
 
-def timing_diagram(feet, contact, liftoff, origin=(60.0, 40.0), width=360.0, row_height=14.0, gap=4.0):
+DIAGRAM_ORIGIN, DIAGRAM_WIDTH, DIAGRAM_ROW, DIAGRAM_GAP = (60.0, 40.0), 360.0, 14.0, 4.0  # pixels
+MAX_FEET = 6  # rows a diagram can have (quadrupeds' four feet, a biped's two)
+
+
+def may_be_on_timing_diagram(x, y, margin: float = 6.0):
+    """Whether a pixel can be on any track's timing diagram (a check that needs no track)."""
+    (x0, y0), top = DIAGRAM_ORIGIN, DIAGRAM_ORIGIN[1] + MAX_FEET * (DIAGRAM_ROW + DIAGRAM_GAP)
+    return x0 - margin <= x <= x0 + DIAGRAM_WIDTH + margin and y0 - margin <= y <= top + margin
+
+
+def timing_diagram(feet, contact, liftoff, origin=DIAGRAM_ORIGIN, width=DIAGRAM_WIDTH, row_height=DIAGRAM_ROW,
+                   gap=DIAGRAM_GAP):
     """Lay the timing diagram out from the region's corner `origin` (pixels)."""
     rows, table = timing_bars(feet, contact, liftoff)
     start, end = float(np.min(contact)), float(np.max(liftoff))

@@ -116,6 +116,10 @@ def test_timing_diagram_layout_maps_time_to_pixels_and_back(fig1):
         assert diagram.x_of(tr.contact[i]) == pytest.approx(diagram.bars[i, 0])
     assert diagram.time_at(0.0) == tr.contact.min() and diagram.time_at(1e4) == tr.liftoff.max()
     assert diagram.contains(100.0, 50.0) and not diagram.contains(100.0, 200.0) and not diagram.contains(10.0, 50.0)
+    # The quick check before reading any track admits every pixel of any diagram, and not the rest of the view.
+    for x, y in [(b[0], b[1]) for b in diagram.bars] + [(b[2], b[3]) for b in diagram.bars]:
+        assert drawing.may_be_on_timing_diagram(x, y)
+    assert not drawing.may_be_on_timing_diagram(600.0, 300.0) and not drawing.may_be_on_timing_diagram(100.0, 400.0)
 
 
 def test_current_frame_markers_on_com_hips_and_feet(fig1):

@@ -3,6 +3,7 @@
 import bpy
 from bpy.props import FloatProperty
 
+from ...solver import drawing
 from .. import scene_clock
 from ..ui.overlay import timing_diagram
 
@@ -31,10 +32,13 @@ class FOOTPRINT_OT_scrub_timing(bpy.types.Operator):
         return {"FINISHED"}
 
     def invoke(self, context, event):
-        # A click anywhere else in the view is not ours: let selection and the other tools have it.
-        self._diagram = timing_diagram(context)
+        # A click anywhere else in the view is not ours: let selection and the other tools have it, at
+        # once (most clicks are nowhere near the corner: no need to read the track).
         x, y = event.mouse_region_x, event.mouse_region_y
-        if self._diagram is None or context.region is None or not self._diagram.contains(x, y):
+        if context.region is None or not drawing.may_be_on_timing_diagram(x, y):
+            return {"PASS_THROUGH"}
+        self._diagram = timing_diagram(context)
+        if self._diagram is None or not self._diagram.contains(x, y):
             return {"PASS_THROUGH"}
         self._original = context.scene.frame_current
         self._scrub(context, x)

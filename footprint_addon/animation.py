@@ -46,7 +46,8 @@ def rewrite(fcurve, frames, values):
     """Replace an F-curve's key values in place when the frames are the same ones; False otherwise.
 
     The keys keep their frames (so their order) and LINEAR interpolation, so nothing needs sorting or
-    handles recomputing: the caller has them evaluated again with tag_rewritten() instead.
+    handles recomputing: the caller has them evaluated again with tag_rewritten() instead (4.2 also
+    needs the F-curve's own update to notice the new keys; it costs less there than tagging the action).
     """
     points = fcurve.keyframe_points
     if len(points) != len(frames):
@@ -57,16 +58,15 @@ def rewrite(fcurve, frames, values):
     co = np.empty(2 * len(frames), dtype=np.float32)  # Blender's own type: copied, not converted
     co[0::2], co[1::2] = frames, values
     points.foreach_set("co", co)
+    if not SLOTTED:
+        fcurve.update()
     return True
 
 
 def tag_rewritten(obj):
-    """Have Blender evaluate an object's rewritten keys again: tagging the object does it with slotted
-    actions (4.4+), where tagging the action too would re-evaluate far more (twice the live update's
-    time); 4.2 needs both."""
+    """Have Blender evaluate an object's rewritten keys again (tagging its action instead would
+    re-evaluate far more: twice the live update's time)."""
     obj.update_tag(refresh={"TIME"})
-    if not SLOTTED:
-        obj.animation_data.action.update_tag()
 
 
 def find_track(obj, predicate):

@@ -138,6 +138,15 @@ def test_batch_solves_each_track_as_alone():
         alone = biped.solve(track(name))
         assert motion.report["energy"]["total"] == pytest.approx(alone.report["energy"]["total"], rel=1e-6)
         assert np.abs(motion.com - alone.com).max() < 1e-4
+    # More tracks than one optimisation takes: solved group by group, each track still as alone, in order.
+    fig1 = track("fig1")
+    many = [fig1.replace(contact=fig1.contact * (1 + 0.01 * i), liftoff=fig1.liftoff * (1 + 0.01 * i))
+            for i in range(biped.BATCH_GROUP + 1)]
+    motions = biped.solve_batch(many)
+    assert len(motions) == len(many)
+    for i in (0, len(many) - 1):
+        assert np.abs(motions[i].com - biped.solve(many[i]).com).max() < 1e-4
+        assert many[i].liftoff.max() - 1 / 60 < motions[i].times[-1] <= many[i].liftoff.max()  # its own span
 
 
 ERROR_CASES = [

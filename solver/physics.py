@@ -16,6 +16,7 @@ is tried at once: per sample and face, the inverse Gram matrix of the face's K_i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 
@@ -26,38 +27,49 @@ from .spline import GRAVITY_VECTOR
 _RIDGE = 1e-12  # keeps the Gram matrix of two nearly parallel legs invertible
 
 
+@dataclass(frozen=True)
+class _Faces:
+    """The faces of an L-legged cone, the empty one first, as index arrays for vectorised filling."""
+
+    member: np.ndarray  # (C, L) bool: the legs of each face
+    legs_of: np.ndarray  # (L, C) float: 1 where the leg is in the face (counts a face's idle legs by matmul)
+    single: tuple  # (faces, legs) of the one-legged faces
+    pair: tuple  # (faces, first legs, second legs) of the two-legged faces
+    triple: list  # (face, legs (3,)) of each three-legged face (quadrupeds)
+
+
 @lru_cache(maxsize=None)
-def _faces(legs: int):
-    """Faces of the cone, the empty one first: (candidate, leg) membership (C, L) as a bool array."""
+def _faces(legs: int) -> _Faces:
     faces = [()] + [c for k in range(1, min(legs, 3) + 1) for c in combinations(range(legs), k)]
     member = np.zeros((len(faces), legs), dtype=bool)
     for index, face in enumerate(faces):
         member[index, list(face)] = True
-    return tuple(faces), member
+
+    def columns(size):
+        rows = [(c,) + f for c, f in enumerate(faces) if len(f) == size]
+        return tuple(np.array(rows, dtype=int).reshape(-1, size + 1).T)
+
+    triples = [(c, np.array(f)) for c, f in enumerate(faces) if len(f) == 3]
+    return _Faces(member, member.T.astype(float), columns(1), columns(2), triples)
 
 
 def _inverse_grams(directions):
     """(S, C, L, L): per face, the inverse of its legs' Gram matrix, zero outside the face's legs."""
     n, legs = directions.shape[:2]
-    faces, _member = _faces(legs)
-    gram = directions @ np.swapaxes(directions, 1, 2)
-    inverse = np.zeros((n, len(faces), legs, legs))
-    singles = [(c, f[0]) for c, f in enumerate(faces) if len(f) == 1]
-    pairs = [(c,) + f for c, f in enumerate(faces) if len(f) == 2]
-    if singles:
-        c, i = np.array(singles).T
-        inverse[:, c, i, i] = 1.0  # unit K_i
-    if pairs:
-        c, i, j = np.array(pairs).T
-        cos = gram[:, i, j]
+    faces = _faces(legs)
+    inverse = np.zeros((n,) + faces.member.shape + (legs,))
+    c, i = faces.single
+    inverse[:, c, i, i] = 1.0  # unit K_i
+    c, i, j = faces.pair
+    if len(c):
+        cos = np.einsum("spd,spd->sp", directions[:, i], directions[:, j])
         det = np.maximum(1.0 - cos * cos, _RIDGE)
         inverse[:, c, i, i] = inverse[:, c, j, j] = 1.0 / det
         inverse[:, c, i, j] = inverse[:, c, j, i] = -cos / det
-    for c, face in enumerate(faces):  # three-legged faces: quadrupeds only, a handful
-        if len(face) == 3:
-            idx = np.array(face)
-            sub = gram[:, idx[:, None], idx[None, :]] + _RIDGE * np.eye(3)
-            inverse[:, c, idx[:, None], idx[None, :]] = np.linalg.inv(sub)
+    for c, idx in faces.triple:  # three-legged faces: quadrupeds only, a handful
+        k = directions[:, idx]
+        sub = k @ np.swapaxes(k, 1, 2) + _RIDGE * np.eye(3)
+        inverse[:, c, idx[:, None], idx[None, :]] = np.linalg.inv(sub)
     return inverse
 
 
@@ -72,11 +84,11 @@ def project(required, directions, active, jacobian=False):
     """
     required = np.asarray(required, dtype=float)
     n, legs = directions.shape[:2]
-    _faces_, member = _faces(legs)
     along = np.einsum("sld,sd->sl", directions, required)  # F . K_i
     inverse = _inverse_grams(directions)
     lam_all = np.einsum("sclm,sm->scl", inverse, along)
-    usable = ~(member[None] & ~active[:, None, :]).any(axis=2) & (lam_all >= 0.0).all(axis=2)
+    # A face is usable where all its legs stand (none of them idle) and push (no coefficient below 0).
+    usable = ((~active).astype(float) @ _faces(legs).legs_of == 0.0) & (lam_all.min(axis=2) >= 0.0)
     kept = np.where(usable, np.einsum("scl,sl->sc", lam_all, along), -1.0)  # F.P F >= 0 where usable
     choice = np.argmax(kept, axis=1)  # the first of equals: the empty face before any leg
     rows = np.arange(n)

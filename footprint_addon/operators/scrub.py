@@ -63,7 +63,7 @@ class FOOTPRINT_OT_scrub_timing(bpy.types.Operator):
 def register_keymap():
     """Left click in the 3D view tries the diagram first (and passes through when it is elsewhere)."""
     keyconfig = bpy.context.window_manager.keyconfigs.addon
-    if keyconfig is None:  # background mode has no key configurations
+    if keyconfig is None:  # some background runs have no key configurations
         return
     keymap = keyconfig.keymaps.new(name="3D View", space_type="VIEW_3D")
     _keymaps.append((keymap, keymap.keymap_items.new(FOOTPRINT_OT_scrub_timing.bl_idname, "LEFTMOUSE", "PRESS")))

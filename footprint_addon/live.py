@@ -10,21 +10,27 @@ from . import preview, scene_io
 
 DEBOUNCE = 0.08  # seconds: a drag produces many updates; the re-solve waits for a pause
 _dirty = set()  # names of tracks edited since the last re-solve
-stats = {"solves": 0}
-errors = {}  # track name -> why its last re-solve failed (shown in the Rig panel)  # how many re-solves ran (tests and the status bar read it)
+stats = {"solves": 0}  # how many re-solves ran (tests and the status bar read it)
+errors = {}  # track name -> why its last re-solve failed (shown in the Rig panel)
 
 
 def signature(coll):
-    return tuple((o.name, tuple(round(v, 6) for v in o.matrix_world.translation), round(o.rotation_euler.z, 6),
-                  round(o.footprint.contact, 6), round(o.footprint.liftoff, 6), o.footprint.foot)
-                 for o in scene_io.footprints(coll))
+    """What a solve of the track reads: its settings (character, terrain, rig) and, per footprint, its
+    name, place, heading, contact, lift-off and foot."""
+    settings = coll.footprint_track
+    return ((settings.character, getattr(settings.terrain, "name", None), getattr(settings.rig, "name", None)),
+            tuple((o.name, tuple(round(v, 6) for v in o.matrix_world.translation), round(o.rotation_euler.z, 6),
+                   round(o.footprint.contact, 6), round(o.footprint.liftoff, 6), o.footprint.foot)
+                  for o in scene_io.footprints(coll)))
 
 
 def changed_span(before, after):
     """(first contact, last lift-off) of the footprints moved or turned between two signatures, or None
-    when anything else changed (timing, feet, footprints added or removed): then the whole track counts."""
-    if before is None or len(before) != len(after):
+    when anything else changed (the track's settings, timing, feet, footprints added or removed): then
+    the whole track counts."""
+    if before is None or before[0] != after[0] or len(before[1]) != len(after[1]):
         return None
+    before, after = before[1], after[1]
     moved = [b for b, a in zip(before, after) if b != a]
     if any(b[0] != a[0] or b[3:] != a[3:] for b, a in zip(before, after)) or not moved:
         return None

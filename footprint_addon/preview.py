@@ -59,10 +59,14 @@ def refresh(context, track, rig, warm=None, changed=None):
     changed. Returns the motion."""
     binding = bind(rig)
     frames, motion = bake.solve_for_rig(context, track, binding, warm, changed)
-    keys, _offset = _keys(binding, motion, bake.world_rest(binding), track.name)
+    keys, body_offset = _keys(binding, motion, bake.world_rest(binding), track.name)
     empties = {name: bpy.data.objects.get(name) for name in keys}
     done = all(e is not None and e.get(OWNER_KEY) == track.name and e.animation_data and e.animation_data.action
                for e in empties.values())
+    body = bpy.data.objects.get(f"{track.name} body")
+    done &= body is not None and body.get(OWNER_KEY) == track.name
+    if done and (np.asarray(body.location) - body_offset).any():  # the rig's rest changed
+        body.location = body_offset
     if done:
         for name, (rotations, positions) in keys.items():
             fcurves = {(fc.data_path, fc.array_index): fc for fc in animation.action_fcurves(empties[name].animation_data.action)}

@@ -121,6 +121,10 @@ def leg_targets(schedule, character, times, hips, terrain=None, footprint_rotati
     keyed_land = np.clip(land - origin, 0.0, span / 2.0) + span * np.repeat(np.arange(legs), sizes)
     k = np.searchsorted(keyed_land, t - origin + span * leg_of_row, side="right") - 1
     k = np.clip(k, first[leg_of_row], last[leg_of_row])
+    # Keying rounds a time within an ulp of a landing either way: settle it on the raw times.
+    k = np.where((land[k] > t) & (k > first[leg_of_row]), k - 1, k)
+    ahead = np.minimum(k + 1, last[leg_of_row])
+    k = np.where((ahead > k) & (land[ahead] <= t), ahead, k)
     standing = t < lift[k]
     on = standing & (footprint_of[k] >= 0)
     nxt = np.minimum(k + 1, last[leg_of_row])

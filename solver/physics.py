@@ -10,7 +10,7 @@ spanned by the unit vectors K_i from each support point to the COM:
 - three or four legs (quadrupeds): the polyhedral cone.
 The non-physical force is F minus its projection onto that cone. The projection is the orthogonal
 projection onto the span of one face of the cone (the empty face, one leg, two or three legs) whose
-coefficients are all >= 0; of those faces the one that keeps most of F, F.P F, is the answer. Every face
+coefficients are all >= 0; of those faces the one that leaves the least of F is the answer. Every face
 is tried at once: per sample and face, the inverse Gram matrix of the face's K_i gives the coefficients.
 """
 
@@ -89,11 +89,14 @@ def project(required, directions, active, jacobian=False):
     lam_all = np.einsum("sclm,sm->scl", inverse, along)
     # A face is usable where all its legs stand (none of them idle) and push (no coefficient below 0).
     usable = ((~active).astype(float) @ _faces(legs).legs_of == 0.0) & (lam_all.min(axis=2) >= 0.0)
-    kept = np.where(usable, np.einsum("scl,sl->sc", lam_all, along), -1.0)  # F.P F >= 0 where usable
-    choice = np.argmax(kept, axis=1)  # the first of equals: the empty face before any leg
+    # Of those, the one leaving the least of F. Measured on the residuals themselves: for a face whose
+    # legs are (nearly) coplanar the ridge-regularised coefficients make F.P F unreliable.
+    residuals = required[:, None, :] - np.einsum("scl,sld->scd", lam_all, directions)
+    left = np.where(usable, np.einsum("scd,scd->sc", residuals, residuals), np.inf)
+    choice = np.argmin(left, axis=1)  # the first of equals: the empty face before any leg
     rows = np.arange(n)
     lam = lam_all[rows, choice]
-    residual = required - np.einsum("sl,sld->sd", lam, directions)
+    residual = residuals[rows, choice]
     if not jacobian:
         return residual
     b = inverse[rows, choice] @ directions

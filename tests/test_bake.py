@@ -475,11 +475,15 @@ def test_moving_a_footprint_re_solves_once_and_refreshes_the_preview(addon, rig_
 
 def test_a_live_edit_names_the_span_it_changed(addon):
     live = sys.modules[f"{addon}.footprint_addon.live"]
-    before = (("L.000", (0.0, 0.0, 0.0), 0.0, 0.0, 0.6, "L"), ("R.000", (0.2, 0.5, 0.0), 0.0, 0.5, 1.1, "R"),
-              ("L.001", (0.0, 1.0, 0.0), 0.0, 1.0, 1.6, "L"))
-    moved = (before[0], ("R.000", (0.25, 0.5, 0.0), 0.1, 0.5, 1.1, "R"), before[2])
+    settings = ("human", None, "rig")
+    feet = (("L.000", (0.0, 0.0, 0.0), 0.0, 0.0, 0.6, "L"), ("R.000", (0.2, 0.5, 0.0), 0.0, 0.5, 1.1, "R"),
+            ("L.001", (0.0, 1.0, 0.0), 0.0, 1.0, 1.6, "L"))
+    before = (settings, feet)
+    moved = (settings, (feet[0], ("R.000", (0.25, 0.5, 0.0), 0.1, 0.5, 1.1, "R"), feet[2]))
     assert live.changed_span(before, moved) == (0.5, 1.1)  # moved and turned: that footprint's span
-    retimed = (before[0], ("R.000", (0.2, 0.5, 0.0), 0.0, 0.5, 1.2, "R"), before[2])
+    retimed = (settings, (feet[0], ("R.000", (0.2, 0.5, 0.0), 0.0, 0.5, 1.2, "R"), feet[2]))
     assert live.changed_span(before, retimed) is None  # timing changed: the whole track counts
-    assert live.changed_span(before, before[:2]) is None and live.changed_span(None, before) is None
+    assert live.changed_span(before, (settings, feet[:2])) is None and live.changed_span(None, before) is None
     assert live.changed_span(before, before) is None
+    taller = (("bird",) + settings[1:], moved[1])  # another character: every state is stale
+    assert live.changed_span(before, taller) is None

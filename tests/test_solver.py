@@ -304,3 +304,38 @@ def test_an_edit_of_a_long_track_re_optimises_only_its_window():
     near = np.abs(part.times - t.contact[j]) < 1.0  # the COM moves towards the moved footprint, near it
     assert np.abs(part.com[near] - first.com[near]).max() > 0.005
     assert np.abs(part.com - whole.com).max() < 0.01
+
+
+def test_cone_projection_meets_its_optimality_conditions_with_coplanar_legs():
+    """r = F - p is the projection onto the cone exactly when p = sum lam_l K_l with lam >= 0, r.p = 0 and
+    r.K_l <= 0 for every standing leg; three coplanar legs (a degenerate face) must not fool the choice."""
+    rng = np.random.default_rng(3)
+    n = 4000
+    k = np.empty((n, 4, 3))
+    k[:, :3] = np.stack([rng.normal(size=n), np.zeros(n), rng.uniform(0.5, 1.0, n)], axis=-1)[:, None, :] \
+        + np.stack([rng.normal(size=(n, 3)), np.zeros((n, 3)), np.zeros((n, 3))], axis=-1)  # three in y = 0
+    k[:, 3] = rng.normal(size=(n, 3)) + [0.0, 0.0, 1.0]
+    k /= np.linalg.norm(k, axis=-1, keepdims=True)
+    active = rng.uniform(size=(n, 4)) < 0.8
+    force = rng.normal(size=(n, 3)) * 5.0 + [0.0, 0.0, 9.81]
+    r, lam, _b, _m = physics.project(force, k, active, jacobian=True)
+    p = force - r
+    assert (lam >= 0.0).all() and np.allclose(p, np.einsum("sl,sld->sd", lam, k))
+    assert np.all(lam[~active] == 0.0)
+    scale = 1e-9 * (1.0 + np.linalg.norm(force, axis=1))
+    assert np.all(np.abs(np.einsum("sd,sd->s", r, p)) <= scale * np.linalg.norm(force, axis=1))
+    assert np.all(np.where(active, np.einsum("sd,sld->sl", r, k), 0.0) <= scale[:, None])
+
+
+def test_leg_targets_settle_times_within_an_ulp_of_a_contact():
+    t = track("fig1")
+    motion = biped.solve(t)
+    for scale in (1.0, 0.1, 7.3):  # other time scales round other contacts
+        tr = t.replace(contact=t.contact * scale, liftoff=t.liftoff * scale)
+        sched = biped.Problem([(tr,) + biped.resolve(tr)]).parts[0].schedule
+        for j in range(len(tr)):
+            times = np.array([np.nextafter(tr.contact[j], -np.inf), tr.contact[j]])
+            hips = np.repeat(motion.hips[:1], 2, axis=0)
+            targets = legs.leg_targets(sched, motion.character, times, hips)
+            leg = motion.character.feet.index(str(sched.track.feet[j]))
+            assert list(targets.footprint[:, leg] == j) == [False, True], (scale, j)

@@ -41,6 +41,7 @@ class FOOTPRINT_OT_scrub_timing(bpy.types.Operator):
         if self._diagram is None or not self._diagram.contains(x, y):
             return {"PASS_THROUGH"}
         self._original = context.scene.frame_current
+        self.y = y  # so that Redo and Repeat Last land on the diagram too
         self._scrub(context, x)
         context.window_manager.modal_handler_add(self)
         return {"RUNNING_MODAL"}

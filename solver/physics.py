@@ -91,7 +91,7 @@ def project(required, directions, active, jacobian=False):
     usable = ((~active).astype(float) @ _faces(legs).legs_of == 0.0) & (lam_all.min(axis=2) >= 0.0)
     # Of those, the one leaving the least of F. Measured on the residuals themselves: for a face whose
     # legs are (nearly) coplanar the ridge-regularised coefficients make F.P F unreliable.
-    residuals = required[:, None, :] - np.einsum("scl,sld->scd", lam_all, directions)
+    residuals = required[:, None, :] - lam_all @ directions
     left = np.where(usable, np.einsum("scd,scd->sc", residuals, residuals), np.inf)
     choice = np.argmin(left, axis=1)  # the first of equals: the empty face before any leg
     rows = np.arange(n)

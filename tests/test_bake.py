@@ -487,3 +487,21 @@ def test_a_live_edit_names_the_span_it_changed(addon):
     assert live.changed_span(before, before) is None
     taller = (("bird",) + settings[1:], moved[1])  # another character: every state is stale
     assert live.changed_span(before, taller) is None
+
+
+def test_a_live_refresh_follows_a_changed_com_offset(addon, rig_scene):
+    """The preview's body control hangs off the COM by the rig's rest offset: a refresh keeps it current."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    binding = sys.modules[f"{addon}.footprint_addon.rigs.binding"]
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    live.flush(bpy.context)
+    body = bpy.data.objects["fig1 body"]
+    before = np.array(body.location)
+    rig_scene.data[binding.MAPPING_KEY] = json.dumps({**binding.RIGIFY, "com_offset": [0.0, 0.0, 0.1]})
+    objs = sorted((o for o in bpy.data.collections["fig1"].objects if o.footprint.is_footprint),
+                  key=lambda o: o.footprint.contact)
+    objs[5].location.y += 0.02
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1
+    assert bpy.data.objects["fig1 body"].as_pointer() == body.as_pointer()  # refreshed, not rebuilt
+    assert np.linalg.norm(np.array(body.location) - before) == pytest.approx(0.1, abs=1e-4)

@@ -177,11 +177,10 @@ class Problem:
         self.onset = (self.l_max - margin - self.toe_ramp)[:, None]
         self.limit = (self.l_max - margin)[:, None]
         self.l_nom = self.l_nom[:, None]
-        rows = 3 + 2 * legs + 1  # physics (3), comfort and barrier per leg, clearance
+        # Residual rows: physics (3), comfort and barrier per leg, clearance.
         row_weight = np.repeat([weights.physics, weights.comfort, weights.barrier, weights.clearance],
                                [3, legs, legs, 1])
         self.root_weight = np.sqrt(self.dt[:, None] * row_weight[None, :])
-        self.residual_count = rows
         self.samples_per_segment = per_segment + 1
         self.sample_segment = np.repeat(np.arange(len(self.left)), self.samples_per_segment)
         self.free_track = np.concatenate([np.full(p.free.stop - p.free.start, i) for i, p in enumerate(self.parts)])

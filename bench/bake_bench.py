@@ -34,8 +34,7 @@ def run():
 
     binding = bind(rig)
     frame_numbers, motion = bake.solve_for_rig(bpy.context, coll, binding)
-    channels = {name: bake.local_transforms(rig, name, *target)
-                for name, target in bake.bone_targets(binding, motion, bake.world_rest(binding)).items()}
+    channels = bake.control_channels(binding, motion)
     start = time.perf_counter()
     writer = bake.animation.ChannelWriter("bulk", rig)
     for name, (location, quaternion) in channels.items():

@@ -27,12 +27,24 @@ class ChannelWriter:
             fcurve.group = self.action.groups.get(group) or self.action.groups.new(group)
         points = fcurve.keyframe_points
         points.add(len(frames))
-        co = np.empty(2 * len(frames), dtype=np.float32)  # Blender's own type: copied, not converted
-        co[0::2], co[1::2] = frames, values
-        points.foreach_set("co", co)
+        points.foreach_set("co", _keys(frames, values))
         points.foreach_set("interpolation", np.full(len(frames), LINEAR, dtype=np.int32))
         fcurve.update()
         return fcurve
+
+    def write_transform(self, prefix, frames, location, quaternion, group=None):
+        """The seven channels of a location (N, 3) and a quaternion (N, 4); prefix '' for an object,
+        'pose.bones["name"].' for a bone."""
+        for path, values in ((f"{prefix}location", location), (f"{prefix}rotation_quaternion", quaternion)):
+            for k in range(values.shape[1]):
+                self.write(path, k, frames, values[:, k], group=group)
+
+
+def _keys(frames, values):
+    """Keyframe coordinates [frame, value, ...] as float32, Blender's own type: copied, not converted."""
+    co = np.empty(2 * len(frames), dtype=np.float32)
+    co[0::2], co[1::2] = frames, values
+    return co
 
 
 def action_fcurves(action):
@@ -55,12 +67,18 @@ def rewrite(fcurve, frames, values):
     first, last = points[0].co[0], points[-1].co[0]
     if abs(first - frames[0]) > 1e-4 or abs(last - frames[-1]) > 1e-4:  # evenly keyed: the ends decide
         return False
-    co = np.empty(2 * len(frames), dtype=np.float32)  # Blender's own type: copied, not converted
-    co[0::2], co[1::2] = frames, values
-    points.foreach_set("co", co)
+    points.foreach_set("co", _keys(frames, values))
     if not SLOTTED:
         fcurve.update()
     return True
+
+
+def rewrite_transform(action, frames, location, quaternion):
+    """rewrite() for the seven channels write_transform() made on an object's action; False if any fails."""
+    fcurves = {(fc.data_path, fc.array_index): fc for fc in action_fcurves(action)}
+    return all(rewrite(fcurves[(path, k)], frames, values[:, k])
+               for path, values in (("location", location), ("rotation_quaternion", quaternion))
+               for k in range(values.shape[1]))
 
 
 def tag_rewritten(obj):

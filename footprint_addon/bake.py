@@ -8,12 +8,14 @@ where A turns the rig's rest facing onto the solver's +Y. Each is then expressed
 basis = rest^-1 rest_parent pose_parent^-1 pose, with the parent's current pose held.
 """
 
+import dataclasses
 import json
 
 import numpy as np
 
 from ..solver import biped
-from ..solver.transforms import quaternion_from_matrix
+from ..solver.orientation import rotation_matrices
+from ..solver.transforms import quaternion_from_matrix, rotation_z
 from . import animation, scene_clock, scene_io
 from .rigs import bind
 
@@ -63,13 +65,12 @@ def rig_character(binding, base="human"):
     """The solver character the rig's rest pose implies, in world units (the rig object may be scaled)."""
     character = binding.character(base)
     scale = _object_parts(binding.rig)[2]
-    return character.__class__(**{**character.__dict__, "hip_offsets": character.hip_offsets * scale,
-                                  "leg_length_nominal": character.leg_length_nominal * scale,
-                                  "leg_length_max": character.leg_length_max * scale,
-                                  "foot_length": character.foot_length * scale,
-                                  "foot_width": character.foot_width * scale,
-                                  "ankle_offset": tuple(scale * np.asarray(character.ankle_offset)),
-                                  "ankle_reach": character.ankle_reach * scale})
+    return dataclasses.replace(character, hip_offsets=character.hip_offsets * scale,
+                               leg_length_nominal=character.leg_length_nominal * scale,
+                               leg_length_max=character.leg_length_max * scale,
+                               foot_length=character.foot_length * scale, foot_width=character.foot_width * scale,
+                               ankle_offset=tuple(scale * np.asarray(character.ankle_offset)),
+                               ankle_reach=character.ankle_reach * scale)
 
 
 def solve_for_rig(context, coll, binding, warm=None, changed=None):
@@ -89,11 +90,7 @@ def write_action(rig, binding, name, frames, channels):
     """A new action with the control channels and the binding's switches, written in bulk."""
     writer = animation.ChannelWriter(name, rig)
     for name_, (location, quaternion) in channels.items():
-        base = f'pose.bones["{name_}"]'
-        for k in range(3):
-            writer.write(f"{base}.location", k, frames, location[:, k], group=name_)
-        for k in range(4):
-            writer.write(f"{base}.rotation_quaternion", k, frames, quaternion[:, k], group=name_)
+        writer.write_transform(f'pose.bones["{name_}"].', frames, location, quaternion, group=name_)
     for (bone, prop), value in binding.switches.items():
         writer.write(f'pose.bones["{bone}"]["{prop}"]', 0, np.asarray(frames)[[0, -1]], [value, value], group=bone)
     return writer
@@ -103,10 +100,7 @@ def bone_targets(binding, motion, rest):
     """World rotation (N, 3, 3) and head position (N, 3) for the body and each foot control."""
     rig = binding.rig
     _t, obj_rot, _s = rest["object"]
-    c, s = np.cos(-rest["facing"]), np.sin(-rest["facing"])
-    align = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-    from ..solver.orientation import rotation_matrices
-
+    align = rotation_z(-rest["facing"])
     body_rot = rotation_matrices(motion.yaw, motion.pitch, motion.roll)
     targets = {}
     bone = rig.data.bones[binding.body]
@@ -121,6 +115,12 @@ def bone_targets(binding, motion, rest):
         ankle = align @ (rest["ankles"][foot] - rest["support"][foot])
         targets[binding.feet[foot]] = (frame @ align @ rest_rot, motion.feet[:, i] + frame @ ankle)
     return targets
+
+
+def control_channels(binding, motion):
+    """Bone-space (location (N, 3), quaternion (N, 4)) of the body and foot controls that follow the motion."""
+    targets = bone_targets(binding, motion, world_rest(binding))
+    return {name: local_transforms(binding.rig, name, *target) for name, target in targets.items()}
 
 
 def local_transforms(rig, name, world_rot, world_pos):
@@ -153,9 +153,7 @@ def bake(context, coll, rig, progress=None):
             raise BakeError(f"bone {name!r} of {rig.name!r} must use quaternion rotation to be baked")
     frames, motion = solve_for_rig(context, coll, binding)
     progress(0.5)
-    rest = world_rest(binding)
-    targets = bone_targets(binding, motion, rest)
-    channels = {name: local_transforms(rig, name, *target) for name, target in targets.items()}
+    channels = control_channels(binding, motion)
     progress(0.7)
     # Everything is computed: now write the new action and swap it for this track's previous bake.
     writer = write_action(rig, binding, f"{coll.name} ({rig.name})", frames, channels)

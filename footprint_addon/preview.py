@@ -31,11 +31,7 @@ def _keyed_empty(name, coll, owner, frames, rotations, positions, size):
     empty = _empty(name, coll, owner, size)
     writer = animation.ChannelWriter(f"{name} motion", empty)
     writer.action[OWNER_KEY] = owner
-    quaternions = quaternion_from_matrix(rotations)
-    for k in range(3):
-        writer.write("location", k, frames, positions[:, k])
-    for k in range(4):
-        writer.write("rotation_quaternion", k, frames, quaternions[:, k])
+    writer.write_transform("", frames, positions, quaternion_from_matrix(rotations))
     empty.animation_data_create().action = writer.action
     if writer.slot is not None:
         empty.animation_data.action_slot = writer.slot
@@ -65,31 +61,30 @@ def refresh(context, track, rig, warm=None, changed=None):
                for e in empties.values())
     body = bpy.data.objects.get(f"{track.name} body")
     done &= body is not None and body.get(OWNER_KEY) == track.name
-    if done and (np.asarray(body.location) - body_offset).any():  # the rig's rest changed
-        body.location = body_offset
     if done:
+        if (np.asarray(body.location) - body_offset).any():  # the rig's rest changed
+            body.location = body_offset
         for name, (rotations, positions) in keys.items():
-            fcurves = {(fc.data_path, fc.array_index): fc for fc in animation.action_fcurves(empties[name].animation_data.action)}
-            quaternions = quaternion_from_matrix(rotations)
-            for k in range(3):
-                done &= animation.rewrite(fcurves[("location", k)], frames, positions[:, k])
-            for k in range(4):
-                done &= animation.rewrite(fcurves[("rotation_quaternion", k)], frames, quaternions[:, k])
+            done = animation.rewrite_transform(empties[name].animation_data.action, frames, positions,
+                                               quaternion_from_matrix(rotations))
             if not done:
                 break
             animation.tag_rewritten(empties[name])
     if not done:
-        return add(context, track, rig, (frames, motion))[1]
+        return _build(context, track, rig, binding, frames, motion, keys, body_offset)[1]
     bake.remember(track, rig, motion)
     return motion
 
 
-def add(context, track, rig, solved=None):
-    """Solve the track for the rig (unless solved = (frames, motion) is given) and add the preview;
-    replaces this track's earlier preview."""
+def add(context, track, rig):
+    """Solve the track for the rig and add the preview; replaces this track's earlier preview."""
     binding = bind(rig)
-    frames, motion = solved if solved is not None else bake.solve_for_rig(context, track, binding)
+    frames, motion = bake.solve_for_rig(context, track, binding)
     keys, body_offset = _keys(binding, motion, bake.world_rest(binding), track.name)
+    return _build(context, track, rig, binding, frames, motion, keys, body_offset)
+
+
+def _build(context, track, rig, binding, frames, motion, keys, body_offset):
     remove(track, rig)
     coll = bpy.data.collections.new(preview_name(track))
     coll[OWNER_KEY] = track.name

@@ -11,14 +11,15 @@ from ..solver.running_pelvis import LegGeometry
 from . import animation, bake, scene_clock
 from .running_upper_body import upper_body_channels
 from .rigs import bind
+from .rigs.binding import REACH_FRACTION
 
 RUN_KEY = "footprint_run"  # on the actions this makes: "in place" or "root motion"
 LOOPS = 4
 
 
-def rig_leg_geometry(binding, character, knee_bend_degrees=10.0):
+def rig_leg_geometry(character, knee_bend_degrees=10.0):
     """RUNNER's leg lengths from the rig: thigh + shin, the knee bent at heel-strike by the attribute."""
-    chain = character.ankle_reach / 0.995
+    chain = character.ankle_reach / REACH_FRACTION  # the rig character's reach stops short of thigh + shin
     half = 0.5 * chain
     heel_strike = math.sqrt(2 * half * half * (1 + math.cos(math.radians(knee_bend_degrees))))
     ankle_height = character.ankle_offset[2]
@@ -31,13 +32,11 @@ def bake_cycle(context, rig, params, in_place=True, attributes=None):
     binding = bind(rig)
     character = bake.rig_character(binding)
     attributes = natural_attributes(params) if attributes is None else attributes
-    legs = rig_leg_geometry(binding, character, attributes.knee_bend_heel_strike)
+    legs = rig_leg_geometry(character, attributes.knee_bend_heel_strike)
     scene = context.scene
     fps = scene_clock.fps(scene)
     motion, _constraints, cycle = running_cycle(params, character, legs, fps, attributes, in_place=in_place)
-    rest = bake.world_rest(binding)
-    targets = bake.bone_targets(binding, motion, rest)
-    channels = {name: bake.local_transforms(rig, name, *target) for name, target in targets.items()}
+    channels = bake.control_channels(binding, motion)
     frames = scene.frame_start + motion.times * fps  # sub-frame keys: the loop is exactly one stride long
     mode = "in place" if in_place else "root motion"
     name = f"Run {running.kmh(params.velocity):.1f} km/h ({mode})"

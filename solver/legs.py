@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .orientation import rotation_matrices
+
 U_GRID = np.linspace(0.1, 0.9, 33)  # where a swing's clearance is checked
 MAX_PIVOT = np.radians(75.0)  # the most a heel lifts
 RETRACTED_LENGTH = 0.85  # l_nom: the leg length aimed for in mid-flight
@@ -37,24 +39,13 @@ def min_jerk(u):
     return u * u * u * (10.0 - 15.0 * u + 6.0 * u * u)
 
 
-def yaw_matrices(headings):
-    c, s = np.cos(headings), np.sin(headings)
-    z, o = np.zeros_like(c), np.ones_like(c)
-    return np.stack([c, -s, z, s, c, z, z, z, o], axis=-1).reshape(-1, 3, 3)
-
-
 def flush_rotations(headings, normals):
     """Foot frames with toes along the heading, tilted so +Z is the ground normal (same as Blender's)."""
-    r = yaw_matrices(headings)
     n = normals / np.linalg.norm(normals, axis=-1, keepdims=True)
-    n_local = np.einsum("nji,nj->ni", r, n)  # the normal in the heading frame
+    n_local = np.einsum("nji,nj->ni", rotation_matrices(headings, 0.0, 0.0), n)  # in the heading frame
     roll = np.arcsin(np.clip(n_local[:, 0], -1.0, 1.0))
     pitch = np.arctan2(-n_local[:, 1], n_local[:, 2])
-    cp, sp, cr, sr = np.cos(pitch), np.sin(pitch), np.cos(roll), np.sin(roll)
-    z, o = np.zeros_like(cp), np.ones_like(cp)
-    rx = np.stack([o, z, z, z, cp, -sp, z, sp, cp], axis=-1).reshape(-1, 3, 3)
-    ry = np.stack([cr, z, sr, z, o, z, -sr, z, cr], axis=-1).reshape(-1, 3, 3)
-    return r @ rx @ ry
+    return rotation_matrices(headings, pitch, roll)
 
 
 def _axis_angle_between(r0, r1):
@@ -112,19 +103,11 @@ def leg_targets(schedule, character, times, hips, terrain=None, footprint_rotati
     sizes = np.array([len(t[2]) for t in tables])
     first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     last = first + sizes - 1
-    # Rows are (leg, time), leg-major; a leg's landing times are searched inside its own block by keying
-    # both with the leg number times a span longer than any time difference.
+    # Rows are (leg, time), leg-major; each leg's anchor is found among its own landings (one search per leg).
     t = np.tile(np.asarray(times, dtype=float), legs)
     leg_of_row = np.repeat(np.arange(legs), n)
-    finite = np.concatenate([land[np.isfinite(land)], lift[np.isfinite(lift)], t])
-    origin, span = finite.min() - 1.0, 2.0 * (finite.max() - finite.min() + 2.0)
-    keyed_land = np.clip(land - origin, 0.0, span / 2.0) + span * np.repeat(np.arange(legs), sizes)
-    k = np.searchsorted(keyed_land, t - origin + span * leg_of_row, side="right") - 1
-    k = np.clip(k, first[leg_of_row], last[leg_of_row])
-    # Keying rounds a time within an ulp of a landing either way: settle it on the raw times.
-    k = np.where((land[k] > t) & (k > first[leg_of_row]), k - 1, k)
-    ahead = np.minimum(k + 1, last[leg_of_row])
-    k = np.where((ahead > k) & (land[ahead] <= t), ahead, k)
+    k = np.concatenate([a + np.clip(np.searchsorted(land[a:b + 1], times, side="right") - 1, 0, b - a)
+                        for a, b in zip(first, last)])
     standing = t < lift[k]
     on = standing & (footprint_of[k] >= 0)
     nxt = np.minimum(k + 1, last[leg_of_row])
@@ -237,10 +220,7 @@ def _heel_off(pos, rot, hip, character, half):
     radius = np.maximum(np.hypot(a_coef, b_coef), 1e-12)
     beta = np.arctan2(b_coef, a_coef) - np.arccos(np.clip(c_coef / radius, -1.0, 1.0))
     beta = np.where(ahead & over, np.clip(beta, 0.0, MAX_PIVOT), 0.0)
-    cb, sb = np.cos(-beta), np.sin(-beta)
-    z, o = np.zeros_like(cb), np.ones_like(cb)
-    rx = np.stack([o, z, z, z, cb, -sb, z, sb, cb], axis=-1).reshape(-1, 3, 3)
-    new_rot = rot @ rx
+    new_rot = rot @ rotation_matrices(0.0, -beta, 0.0)  # heel up: about the foot's X axis
     new_pos = toe - half * new_rot[:, :, 1]
     return beta, new_pos, new_rot
 

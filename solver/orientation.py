@@ -82,7 +82,7 @@ def rotation_matrices(yaw, pitch, roll):
     """(S, 3, 3) = Rz(yaw) Rx(pitch) Ry(roll), multiplied out."""
     cy, sy, cp, sp, cr, sr = np.cos(yaw), np.sin(yaw), np.cos(pitch), np.sin(pitch), np.cos(roll), np.sin(roll)
     spsr, spcr = sp * sr, sp * cr
-    out = np.empty(np.shape(yaw) + (3, 3))
+    out = np.empty(np.broadcast(yaw, pitch, roll).shape + (3, 3))
     out[..., 0, 0], out[..., 0, 1], out[..., 0, 2] = cy * cr - sy * spsr, -sy * cp, cy * sr + sy * spcr
     out[..., 1, 0], out[..., 1, 1], out[..., 1, 2] = sy * cr + cy * spsr, cy * cp, sy * sr - cy * spcr
     out[..., 2, 0], out[..., 2, 1], out[..., 2, 2] = -cp * sr, sp, cp * cr

@@ -10,6 +10,7 @@ import numpy as np
 from . import legs as legs_module
 from .character import Character
 from .motion import Motion
+from .orientation import rotation_matrices
 from dataclasses import replace
 
 from .running import RunningParameters
@@ -104,10 +105,7 @@ def rock_onto_flat(targets, schedule, times, half_foot, strike, flat_after):
         pos = targets.position[rolling, leg]
         sign = np.sign(strike)
         pivot = pos - sign * half_foot * rot[:, :, 1]  # the heel for a heel strike, the ball for a toe strike
-        c, s_ = np.cos(angle), np.sin(angle)
-        z, o = np.zeros_like(c), np.ones_like(c)
-        rx = np.stack([o, z, z, z, c, -s_, z, s_, c], axis=-1).reshape(-1, 3, 3)
-        new_rot = rot @ rx
+        new_rot = rot @ rotation_matrices(0.0, angle, 0.0)
         targets.rotation[rolling, leg] = new_rot
         targets.position[rolling, leg] = pivot + sign * half_foot * new_rot[:, :, 1]
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...solver.character import Character, preset
+from ...solver.transforms import rotation_z
 
 
 class MissingBonesError(ValueError):
@@ -129,18 +130,17 @@ def _measure(rig, binding, names):
         support[f] = np.array([mid[0], mid[1], ground])
     toes = np.mean([balls[f] - ankles[f] for f in binding.feet], axis=0)
     facing = math.atan2(-toes[0], toes[1])  # the rest heading of the toes in armature space
-    c, s = math.cos(-facing), math.sin(-facing)
-    align = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    align = rotation_z(-facing)
     com = head(binding.body) + np.asarray(binding.com_offset, dtype=float)
     # Thigh + shin: the hip-to-ankle distance with the knee straight.
     chains = {}
     for f in binding.feet:
         ankle_bone = bones[names["ankles"][f]]
-        knee = ankle_bone.parent if ankle_bone.parent is not None else None
+        knee = ankle_bone.parent
         chains[f] = (np.linalg.norm(np.array(knee.head_local) - hips[f]) + np.linalg.norm(ankles[f] - np.array(knee.head_local))
                      if knee is not None else np.linalg.norm(ankles[f] - hips[f]))
-    return {"hips": hips, "ankles": ankles, "balls": balls, "support": support, "ground": ground,
-            "facing": facing, "align": align, "com": com, "chains": chains}
+    return {"hips": hips, "ankles": ankles, "balls": balls, "support": support, "facing": facing,
+            "align": align, "com": com, "chains": chains}
 
 
 def bind(rig) -> RigBinding:

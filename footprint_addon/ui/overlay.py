@@ -12,6 +12,7 @@ from .. import live, scene_clock, scene_io
 
 _handlers = []
 _cache = {}  # track name -> (signature, batch)
+_diagrams = {}  # track name -> (signature, timing diagram)
 
 
 def overlay_lines(coll, motion=None):
@@ -77,11 +78,14 @@ def timing_diagram(context):
     coll = scene_io.active_track(context)
     if coll is None or not coll.footprint_track.show_overlay:
         return None
-    objs = scene_io.footprints(coll)
-    if not objs:
-        return None
-    track = scene_io.read_track(coll, objs)
-    return drawing.timing_diagram(track.feet, track.contact, track.liftoff)
+    signature = live.signature(coll)  # redrawn every frame: laid out again only when the track changed
+    cached = _diagrams.get(coll.name)
+    if cached is None or cached[0] != signature:
+        objs = scene_io.footprints(coll)
+        track = scene_io.read_track(coll, objs) if objs else None
+        diagram = drawing.timing_diagram(track.feet, track.contact, track.liftoff) if objs else None
+        cached = _diagrams[coll.name] = (signature, diagram)
+    return cached[1]
 
 
 def _draw_timing():
@@ -114,3 +118,4 @@ def unregister():
     while _handlers:
         bpy.types.SpaceView3D.draw_handler_remove(_handlers.pop(), "WINDOW")
     _cache.clear()
+    _diagrams.clear()

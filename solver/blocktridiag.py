@@ -39,27 +39,23 @@ def _reduce(d, lo, up, r):
     odd = np.arange(1, n, 2)
     even = np.arange(0, n, 2)
     d_odd_inv = np.linalg.inv(d[odd])
-    # Neighbours of each even row: odd rows i-1 and i+1 (absent at the ends).
-    prev_ = even - 1
-    next_ = even + 1
-    has_prev, has_next = prev_ >= 0, next_ < n
-    pos_prev = np.where(has_prev, (prev_ - 1) // 2, 0)  # index into odd arrays
-    pos_next = np.where(has_next, (next_ - 1) // 2, 0)
-    a = lo[even] @ np.where(has_prev[:, None, None], d_odd_inv[pos_prev], 0.0)  # lo_i D_{i-1}^-1
-    c = up[even] @ np.where(has_next[:, None, None], d_odd_inv[pos_next], 0.0)  # up_i D_{i+1}^-1
+    # Neighbours of each even row: odd rows i-1 and i+1, as indices into the odd rows. At the ends the
+    # index is clamped: lo_0 = 0 and up_{n-1} = 0 (and stay so at every level) make those terms vanish.
+    pos_prev = np.maximum(even // 2 - 1, 0)
+    pos_next = np.minimum(even // 2, len(odd) - 1)
+    a = lo[even] @ d_odd_inv[pos_prev]  # lo_i D_{i-1}^-1
+    c = up[even] @ d_odd_inv[pos_next]  # up_i D_{i+1}^-1
     odd_lo, odd_up, odd_r = lo[odd], up[odd], r[odd]
-    d_new = d[even] - a @ odd_up[pos_prev] * has_prev[:, None, None] - c @ odd_lo[pos_next] * has_next[:, None, None]
-    lo_new = -(a @ odd_lo[pos_prev]) * has_prev[:, None, None]
-    up_new = -(c @ odd_up[pos_next]) * has_next[:, None, None]
-    r_new = (r[even] - np.einsum("nij,nj->ni", a, odd_r[pos_prev]) * has_prev[:, None]
-             - np.einsum("nij,nj->ni", c, odd_r[pos_next]) * has_next[:, None])
+    d_new = d[even] - a @ odd_up[pos_prev] - c @ odd_lo[pos_next]
+    lo_new = -(a @ odd_lo[pos_prev])
+    up_new = -(c @ odd_up[pos_next])
+    r_new = r[even] - np.einsum("nij,nj->ni", a, odd_r[pos_prev]) - np.einsum("nij,nj->ni", c, odd_r[pos_next])
     x_even = _reduce(d_new, lo_new, up_new, r_new)
-    # Back-substitute the odd rows: x_i = D_i^-1 (r_i - lo_i x_{i-1} - up_i x_{i+1}).
-    x = np.empty_like(r)
+    # Back-substitute the odd rows: x_i = D_i^-1 (r_i - lo_i x_{i-1} - up_i x_{i+1}) (up_{n-1} = 0).
+    x = np.zeros_like(r)  # the odd rows' own entries read below as "x_{i+1}" at the end must be finite
     x[even] = x_even
     left = x[odd - 1]
-    right_idx = np.minimum(odd + 1, n - 1)
-    right = np.where((odd + 1 < n)[:, None], x[right_idx], 0.0)
+    right = x[np.minimum(odd + 1, n - 1)]
     rhs = odd_r - np.einsum("nij,nj->ni", odd_lo, left) - np.einsum("nij,nj->ni", odd_up, right)
     x[odd] = np.einsum("nij,nj->ni", d_odd_inv, rhs)
     return x

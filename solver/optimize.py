@@ -133,4 +133,4 @@ def greedy_descent(problem: Problem, free=None, scales=GREEDY_SCALES, max_sweeps
                             break
             if not improved:
                 break
-    return OptimizeResult(free, problem.track_energies(free), sweeps, evaluations, True)
+    return OptimizeResult(free, problem.energy_terms(free)["total"], sweeps, evaluations, True)

@@ -319,12 +319,12 @@ class Problem:
         x_reach = np.clip((reach - self._rows("onset", rows)) * inv_ramp, 0.0, 1.0)
         x_ahead = np.clip(np.einsum("sld,sld->sl", hip_from_mid, fwd) * inv_ramp, 0.0, 1.0)
         s_reach, s_ahead = x_reach * x_reach * (3.0 - 2.0 * x_reach), x_ahead * x_ahead * (3.0 - 2.0 * x_ahead)
-        to_com = hip_from_mid - self._rows("hip", rows) - (s_reach * s_ahead)[..., None] * shift  # p - support
+        leg = hip_from_mid - (s_reach * s_ahead)[..., None] * shift  # hip - support
+        to_com = leg - self._rows("hip", rows)  # p - support
         distance = np.maximum(np.sqrt(np.einsum("sld,sld->sl", to_com, to_com)), 1e-9)
         directions = to_com / distance[..., None]
         physical = physics.project(a - GRAVITY_VECTOR, directions, active, jacobian)
         phys = physical[0] if jacobian else physical
-        leg = hip_from_mid - (s_reach * s_ahead)[..., None] * shift  # hip - support
         length = np.sqrt(np.einsum("sld,sld->sl", leg, leg))
         stretch = length - self._rows("limit", rows)
         over = active & (stretch > 0.0)
@@ -373,10 +373,6 @@ class Problem:
         out["total"] = sum(out.values())
         return out
 
-    def track_energies(self, free):
-        p, a = self.sample_states(free)
-        r = self.residuals(p, a)
-        return np.bincount(self.sample_track, (r**2).sum(axis=1), self.n_tracks)
 
     # --- Gauss-Newton normal equations --------------------------------------------------------
 

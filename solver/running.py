@@ -172,12 +172,6 @@ def _check(**values):
         raise RunningError(f"level must be within +-{LEVEL_RANGE} (eq. 2), not {values['level']}")
 
 
-def steady_timing(params: RunningParameters, count: int, start: float = 0.0):
-    """Contact and lift-off times of count footprints of a steady run: one step time apart, stance by eq. 6."""
-    contact = start + np.arange(count) * params.step_time
-    return contact, contact + params.stance_time
-
-
 def running_track(params: RunningParameters, steps: int, step_width: float = 0.12, start_standing=False,
                   stop_standing=False, ramp_steps: int = 4, character: str = "human") -> Track:
     """Footprints of a run along +Y: each step sl long and 1/sf apart, stance and flight from eq. 6.

@@ -11,7 +11,7 @@ ankle angle at impact from overstride and heel or toe strike. An attribute the u
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -124,10 +124,6 @@ def natural_attributes(params: RunningParameters, **chosen) -> Attributes:
     }
     values.update(chosen)
     return Attributes(**values)
-
-
-def with_values(attributes: Attributes, **changes) -> Attributes:
-    return replace(attributes, **changes)
 
 
 ATTRIBUTE_NAMES = tuple(f.name for f in fields(Attributes))

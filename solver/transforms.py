@@ -46,15 +46,6 @@ def quaternion_from_matrix(m):
     return q * sign[:, None]
 
 
-def euler_xyz_from_matrix(m):
-    """(N, 3, 3) -> (N, 3) Euler angles for Blender's 'XYZ' order (R = Rz Ry Rx), unwrapped over N."""
-    m = np.asarray(m, dtype=float)
-    y = np.arcsin(np.clip(-m[:, 2, 0], -1.0, 1.0))
-    x = np.arctan2(m[:, 2, 1], m[:, 2, 2])
-    z = np.arctan2(m[:, 1, 0], m[:, 0, 0])
-    return np.unwrap(np.stack([x, y, z], axis=1), axis=0)
-
-
 def rotation_z(angle):
     c, s = np.cos(angle), np.sin(angle)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])

@@ -167,3 +167,21 @@ def test_bake_command_refuses_an_invalid_track(fig1_scene, tmp_path):
     # Without a .blend argument the command works on the open file (blender -b scene.blend --command ...).
     proc = run_cli("bake", "--track", "fig1", "--rig", "rig", "--output", str(tmp_path / "o.blend"))
     assert proc.returncode == 1 and "no footprint track 'fig1'" in proc.stderr
+
+
+@needs_module_install
+def test_solve_writes_the_motion_format_and_repeats_itself_across_processes(tmp_path):
+    outputs = []
+    for name in ("first.json", "second.json"):  # two processes: nothing shared but the input
+        out = tmp_path / name
+        proc = run_cli("solve", os.path.join(ROOT, "tests", "data", "fig1.json"), "--fps", "30", "--output", str(out))
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        outputs.append(json.loads(out.read_text()))
+    first, second = outputs
+    assert first["format"] == "footprint-motion" and first["version"] == 1 and first["fps"] == 30.0
+    times = np.asarray(first["times"])
+    assert np.allclose(np.diff(times), 1 / 30, atol=2e-6) and len(first["com"]) == len(times)  # 6 decimals
+    assert 0.0 < first["solve_seconds"] < 60.0
+    assert first["report"]["non_physical_force"]["mean"] < 0.05
+    first.pop("solve_seconds"), second.pop("solve_seconds")
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)

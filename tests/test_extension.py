@@ -1,5 +1,6 @@
 """The extension as Blender sees it: validated, built, installed from the zip, enabled, disabled, enabled."""
 
+import os
 import sys
 import zipfile
 
@@ -58,8 +59,9 @@ def test_zip_holds_only_the_extension(built_zip):
 
 def test_installed_code_comes_from_the_zip(addon):
     module = sys.modules[addon]
-    assert "footprint_test_repo" in module.__file__ or addon.startswith("bl_ext.footprint_test_repo")
-    assert not module.__file__.startswith(ROOT + "/__init__")
+    repo = bpy.context.preferences.extensions.repos["footprint_test_repo"]
+    assert os.path.realpath(module.__file__).startswith(os.path.realpath(repo.custom_directory) + os.sep)
+    assert not os.path.realpath(module.__file__).startswith(os.path.realpath(ROOT) + os.sep)
     for op in OPERATORS:
         assert getattr(bpy.ops.footprint, op).idname() == f"FOOTPRINT_OT_{op}"
     for panel in PANELS:

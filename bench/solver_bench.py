@@ -41,6 +41,7 @@ def scipy_least_squares(problem):
 
     n_free = problem.n_free
     rows = len(problem.times)
+    basis, _offset, pair = problem.sample_basis()
 
     def unpack(x):
         return x.reshape(n_free, 6)
@@ -52,11 +53,11 @@ def scipy_least_squares(problem):
     def jac(x):
         p, a = problem.sample_states(unpack(x))
         _r, dp, da = problem.residuals(p, a, jacobian=True)
-        local = np.concatenate([dp, da], axis=2) @ problem.basis  # (S, R, 12)
+        local = np.concatenate([dp, da], axis=2) @ basis  # (S, R, 12)
         dense = np.zeros((rows, local.shape[1], n_free, 6))
         idx = np.arange(rows)
-        dense[idx, :, problem.pair[:, 0], :] += local[:, :, :6]
-        dense[idx, :, problem.pair[:, 1], :] += local[:, :, 6:]
+        dense[idx, :, pair[:, 0], :] += local[:, :, :6]
+        dense[idx, :, pair[:, 1], :] += local[:, :, 6:]
         return dense.reshape(rows * local.shape[1], n_free * 6)
 
     result = least_squares(fun, problem.initial_free().ravel(), jac=jac, method="trf", x_scale="jac")

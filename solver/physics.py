@@ -54,59 +54,67 @@ def _faces(legs: int) -> _Faces:
 
 
 def _inverse_grams(directions):
-    """(S, C, L, L): per face, the inverse of its legs' Gram matrix, zero outside the face's legs."""
-    n, legs = directions.shape[:2]
+    """(C, L, L, S): per face, the inverse of its legs' Gram matrix, zero outside the face's legs."""
+    legs, n = directions.shape[1:]
     faces = _faces(legs)
-    inverse = np.zeros((n,) + faces.member.shape + (legs,))
+    inverse = np.zeros(faces.member.shape + (legs, n))
     c, i = faces.single
-    inverse[:, c, i, i] = 1.0  # unit K_i
+    inverse[c, i, i] = 1.0  # unit K_i
     c, i, j = faces.pair
     if len(c):
-        cos = np.einsum("spd,spd->sp", directions[:, i], directions[:, j])
+        cos = (directions[:, i] * directions[:, j]).sum(axis=0)
         det = np.maximum(1.0 - cos * cos, _RIDGE)
-        inverse[:, c, i, i] = inverse[:, c, j, j] = 1.0 / det
-        inverse[:, c, i, j] = inverse[:, c, j, i] = -cos / det
+        inverse[c, i, i] = inverse[c, j, j] = 1.0 / det
+        inverse[c, i, j] = inverse[c, j, i] = -cos / det
     for c, idx in faces.triple:  # three-legged faces: quadrupeds only, a handful
-        k = directions[:, idx]
-        sub = k @ np.swapaxes(k, 1, 2) + _RIDGE * np.eye(3)
-        inverse[:, c, idx[:, None], idx[None, :]] = np.linalg.inv(sub)
+        k = np.moveaxis(directions[:, idx], -1, 0)  # (S, 3 components, 3 legs)
+        sub = np.swapaxes(k, 1, 2) @ k + _RIDGE * np.eye(3)
+        inverse[c, idx[:, None], idx[None, :]] = np.moveaxis(np.linalg.inv(sub), 0, -1)
     return inverse
 
 
-def project(required, directions, active, jacobian=False):
-    """Residual vectors (S, 3) of required forces (S, 3) against the cones of unit directions (S, L, 3)
-    of the active (S, L) legs.
+def standing_faces(active):
+    """(C, S) bool: the faces of each sample's cone whose legs all stand (active (L, S) bool). It depends on
+    the contact schedule alone, so a problem computes it once."""
+    return _faces(len(active)).legs_of.T @ (~active).astype(float) == 0.0
 
-    With jacobian also returns, for the face chosen, the coefficients lam (S, L) (F's projection is
-    sum lam_l K_l), b (S, L, 3) = K (K^T K)^-1 per leg, and the complement projector M (S, 3, 3) = I - P:
+
+def project(required, directions, standing, jacobian=False):
+    """Residual vectors (3, S) of required forces (3, S) against the cones of unit directions (3, L, S),
+    of the faces standing (C, S) (standing_faces of the active legs). Samples come last in every array,
+    so each operation runs along them.
+
+    With jacobian also returns, for the face chosen, the coefficients lam (L, S) (F's projection is
+    sum lam_l K_l), b (3, L, S) = K (K^T K)^-1 per leg, and the complement projector M (3, 3, S) = I - P:
     then d r / d F = M and, for a leg direction D_l = |D_l| K_l before normalising,
     d r / d D_l = -(lam_l M + b_l r^T) / |D_l| (the derivative of an orthogonal projector).
     """
-    required = np.asarray(required, dtype=float)
-    n, legs = directions.shape[:2]
-    along = np.einsum("sld,sd->sl", directions, required)  # F . K_i
+    n = required.shape[1]
+    along = (directions * required[:, None]).sum(axis=0)  # (L, S): F . K_i
     inverse = _inverse_grams(directions)
-    lam_all = np.einsum("sclm,sm->scl", inverse, along)
-    # A face is usable where all its legs stand (none of them idle) and push (no coefficient below 0).
-    usable = ((~active).astype(float) @ _faces(legs).legs_of == 0.0) & (lam_all.min(axis=2) >= 0.0)
+    lam_all = (inverse * along).sum(axis=2)  # (C, L, S)
+    # A face is usable where all its legs stand and push (no coefficient below 0).
+    usable = standing & (lam_all >= 0.0).all(axis=1)
     # Of those, the one leaving the least of F. Measured on the residuals themselves: for a face whose
     # legs are (nearly) coplanar the ridge-regularised coefficients make F.P F unreliable.
-    residuals = required[:, None, :] - lam_all @ directions
-    left = np.where(usable, np.einsum("scd,scd->sc", residuals, residuals), np.inf)
-    choice = np.argmin(left, axis=1)  # the first of equals: the empty face before any leg
-    rows = np.arange(n)
-    lam = lam_all[rows, choice]
-    residual = residuals[rows, choice]
+    residuals = required[:, None] - (lam_all * directions[:, None]).sum(axis=2)  # (3, C, S)
+    left = np.where(usable, (residuals * residuals).sum(axis=0), np.inf)
+    choice = np.argmin(left, axis=0)  # the first of equals: the empty face before any leg
+    samples = np.arange(n)
+    lam = lam_all[choice, :, samples].T
+    residual = residuals[:, choice, samples]
     if not jacobian:
         return residual
-    b = inverse[rows, choice] @ directions
-    complement = np.eye(3) - np.swapaxes(b, 1, 2) @ directions
+    chosen = np.moveaxis(inverse[choice, :, :, samples], 0, -1)  # (L, L, S)
+    b = (chosen * directions[:, None]).sum(axis=2)  # (3, L, S)
+    complement = np.eye(3)[..., None] - (b[:, None] * directions[None]).sum(axis=2)
     return residual, lam, b, complement
 
 
 def nonphysical_force(required, directions, active):
     """Residual vectors (S, 3): required (S, 3) force, directions (S, L, 3) unit K_i, active (S, L) bool."""
-    return project(required, directions, active)
+    standing = standing_faces(np.asarray(active, dtype=bool).T)
+    return project(np.asarray(required, dtype=float).T, np.asarray(directions, dtype=float).T, standing).T
 
 
 def required_force(acceleration):

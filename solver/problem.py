@@ -29,6 +29,11 @@ _LEFT_COLUMNS = np.r_[0:6, 12]  # a segment's normal-equation rows for its left 
 _RIGHT_COLUMNS = np.r_[6:12, 12]
 
 
+def _unit_interval(x):
+    """x clipped to [0, 1], in place (np.clip's own overhead is several times the work here)."""
+    return np.minimum(np.maximum(x, 0.0, out=x), 1.0, out=x)
+
+
 @dataclass(frozen=True)
 class Weights:
     physics: float = 1.0
@@ -51,6 +56,7 @@ class Assembly:
     upper_segments: np.ndarray  # segments coupling two of the states: their off-diagonal blocks
     upper_index: np.ndarray  # ...and the block row each goes to
     segment_track: np.ndarray  # the track of each segment
+    mapped: np.ndarray  # its segments whose Hermite controls are not their free states as such (flights)
 
 
 @dataclass
@@ -98,8 +104,8 @@ def _sampling(schedule, per_segment):
 def _derive_sampling(schedule, per_segment):
     lay = layout(schedule)
     times, seg, dt, support_times = schedule.sample_times(per_segment)
-    h = np.diff(schedule.knot_times)[seg]
-    cp, _cv, ca = hermite_basis((times - schedule.knot_times[seg]) / h, h)
+    fraction = np.tile(np.arange(per_segment + 1) / per_segment, schedule.segments)  # the samples' own
+    cp, _cv, ca = hermite_basis(fraction, np.diff(schedule.knot_times)[seg])
     return lay, times, dt, cp, ca, schedule.active_footprints(support_times)
 
 
@@ -169,47 +175,77 @@ class Problem:
         for key, values in cols.items():
             setattr(self, key, np.concatenate(values))
         self.n_free, self.n_tracks = nf, len(items)
-        # Per-sample constants of the residuals, in the shapes evaluate() uses them.
+        # Per-sample constants of the residuals, in the shapes evaluate() uses them: samples last, so
+        # that every operation runs along them: vectors (3, S), per leg (3, L, S) or (L, S).
         margin = weights.barrier_margin
-        self.hip_minus_mid = self.hip - self.mid
-        self.shift = self.toe - self.mid  # where the support goes when the foot is on its toes
-        self.inv_ramp = 1.0 / self.toe_ramp[:, None]
-        self.onset = (self.l_max - margin - self.toe_ramp)[:, None]
-        self.limit = (self.l_max - margin)[:, None]
-        self.l_nom = self.l_nom[:, None]
+
+        def samples_last(array):  # (S, L, 3) -> (3, L, S), (S, L) -> (L, S)
+            return np.ascontiguousarray(array.T)
+
+        self.hip_minus_mid = samples_last(self.hip - self.mid)
+        self.shift = samples_last(self.toe - self.mid)  # where the support goes when the foot is on its toes
+        self.hip, self.fwd = samples_last(self.hip), samples_last(self.fwd)
+        self.active = samples_last(self.active)
+        self.inv_ramp = 1.0 / self.toe_ramp
+        self.onset = self.l_max - margin - self.toe_ramp
+        self.limit = self.l_max - margin
         # Residual rows: physics (3), comfort and barrier per leg, clearance.
         row_weight = np.repeat([weights.physics, weights.comfort, weights.barrier, weights.clearance],
                                [3, legs, legs, 1])
-        self.root_weight = np.sqrt(self.dt[:, None] * row_weight[None, :])
+        self.root_weight = np.sqrt(row_weight[:, None] * self.dt[None, :])
         self.samples_per_segment = per_segment + 1
         self.sample_segment = np.repeat(np.arange(len(self.left)), self.samples_per_segment)
         self.free_track = np.concatenate([np.full(p.free.stop - p.free.start, i) for i, p in enumerate(self.parts)])
         self.coupled = self.right != self.left  # segments linking two free states (not a flight)
         timing = (tuple(part.schedule.key for part in self.parts), per_segment)
-        self.basis, self.basis_offset, self.pair = _by_timing("basis", timing, self._sample_basis)
+        self.standing = physics.standing_faces(self.active)
+        (self.segment_map, self.segment_offset, self.mapped, self.hermite, self.hermite_by_segment,
+         self.sample_weights, self.pair_weights, self.control_scale,
+         self.pair_scale) = _by_timing("controls", timing, self._control_maps)
         self.terrain_groups = self._terrain_groups()
         self.assembly = self.assembly_for(0, self.n_free)
 
-    def _sample_basis(self):
-        """Per sample, [p; a] = basis @ [left free state; right free state] + basis_offset: basis (S, 6, 12),
-        basis_offset (S, 6), and the two free states (S, 2)."""
-        # One matrix per segment from [left free state, right free state] to [start state, end state].
+    def _control_maps(self):
+        """The linear maps from free states to samples, which depend on timing alone.
+
+        Per segment, its Hermite controls [P0, V0, P1, V1] = segment_map @ [left free state; right free
+        state] + segment_offset; `mapped` lists the segments where that map is not the identity (next to
+        a flight). Per sample, [p; a] = hermite (2, 4) @ controls (4, 3), the Hermite coefficients cp and
+        ca; hermite_by_segment holds those rows segment by segment.
+
+        Every segment has its samples at the same fractions of its duration h, so its coefficients are
+        fixed weights (sample_weights (2, per, 4), those of h = 1) times a scale per control
+        (control_scale (2, n_seg, 4): 1, h, 1, h for p; 1/h^2, 1/h, 1/h^2, 1/h for a). pair_weights
+        (2, 2, per, 16) and pair_scale (2, 2, n_seg, 4, 4) are their products for two controls k, l.
+        """
         # Across a flight both ends derive from the same free state: its columns move to the left half and
         # the right half is zero, so the flight's contributions land on one diagonal block.
-        g_both = np.zeros((len(self.left), 12, 12))
+        n_seg, per = len(self.left), self.samples_per_segment
+        g_both = np.zeros((n_seg, 12, 12))
         g_both[:, :6, :6] = self.g_left
         g_both[:, 6:, 6:] = self.g_right
         flight = ~self.coupled
         g_both[flight, 6:, :6] = self.g_right[flight]
         g_both[flight, 6:, 6:] = 0.0
+        offset = np.concatenate([self.o_left, self.o_right], axis=1)
+        mapped = np.flatnonzero(np.any(g_both != np.eye(12), axis=(1, 2)))
+        hermite = np.stack([self.cp, self.ca], axis=1)  # (S, 2, 4)
+        cp, _cv, ca = hermite_basis(np.arange(per) / (per - 1), 1.0)
+        weights = np.stack([cp, ca])  # (2, per, 4)
+        h = self.h[:, None]
+        scale = np.stack([np.hstack([h ** 0, h, h ** 0, h]), np.hstack([h ** -2, 1.0 / h, h ** -2, 1.0 / h])])
+        pair_weights = (weights[:, None, :, :, None] * weights[None, :, :, None, :]).reshape(2, 2, per, 16)
+        pair_scale = scale[:, None, :, :, None] * scale[None, :, :, None, :]
+        return (g_both, offset, mapped, hermite, hermite.reshape(n_seg, 2 * per, 4), weights, pair_weights,
+                scale, pair_scale)
+
+    def sample_basis(self):
+        """The dense map per sample: [p; a] (6) = basis (6, 12) @ [free state pair[0]; free state pair[1]] +
+        offset, with pair (S, 2). For checks and for other optimisers; linearize() works per segment."""
         seg = self.sample_segment
-        hermite = np.zeros((len(seg), 6, 12))
-        for k in range(4):  # the four Hermite terms P0, V0, P1, V1
-            hermite[:, 0:3, 3 * k:3 * k + 3] = self.cp[:, k, None, None] * np.eye(3)
-            hermite[:, 3:6, 3 * k:3 * k + 3] = self.ca[:, k, None, None] * np.eye(3)
-        offsets = np.concatenate([self.o_left, self.o_right], axis=1)  # (n_seg, 12)
+        hermite = np.kron(self.hermite, np.eye(3)[None])  # (S, 6, 12)
         pair = np.stack([self.left[seg], self.right[seg]], axis=1)
-        return hermite @ g_both[seg], np.einsum("sij,sj->si", hermite, offsets[seg]), pair
+        return hermite @ self.segment_map[seg], np.einsum("sij,sj->si", hermite, self.segment_offset[seg]), pair
 
     def assembly_for(self, first, stop):
         """How to linearise for the free states [first, stop) with the others held: over the segments
@@ -224,8 +260,9 @@ class Problem:
         order = inside[np.argsort(keys[inside], kind="stable")]
         starts = np.searchsorted(keys[order], np.arange(stop - first))
         upper_segments = np.flatnonzero(self.coupled[segments] & (left >= 0) & (right < stop - first))
+        mapped = self.mapped[(self.mapped >= segments.start) & (self.mapped < segments.stop)] - segments.start
         return Assembly(segments, samples, stop - first, order, starts, upper_segments, left[upper_segments],
-                        self.sample_track[samples][::per])
+                        self.sample_track[samples][::per], mapped)
 
     def _terrain_groups(self):
         """Sample rows per distinct terrain object: a handful of groups, each queried in one call."""
@@ -264,112 +301,116 @@ class Problem:
             free[part.free] = states[keep]
         return free
 
+    def controls(self, free, segments=slice(None)):
+        """The Hermite controls [P0, V0, P1, V1] (n, 4, 3) of the segments from the free states (n_free, 6)."""
+        states = np.concatenate([free[self.left[segments]], free[self.right[segments]]], axis=1)
+        controls = (self.segment_map[segments] @ states[..., None])[..., 0] + self.segment_offset[segments]
+        return controls.reshape(-1, 4, 3)
+
     def sample_states(self, free, rows=None):
         """COM positions and accelerations (S, 3) at the samples (or the given sample rows)."""
-        pair = self.pair if rows is None else self.pair[rows]
-        basis = self.basis if rows is None else self.basis[rows]
-        offset = self.basis_offset if rows is None else self.basis_offset[rows]
-        y = np.einsum("sij,sj->si", basis, free[pair].reshape(len(pair), 12)) + offset
-        return y[:, :3], y[:, 3:]
+        controls = self.controls(free)
+        if rows is None:
+            y = (self.hermite_by_segment @ controls).reshape(-1, 2, 3)
+        else:
+            y = self.hermite[rows] @ controls[self.sample_segment[rows]]
+        return y[:, 0], y[:, 1]
 
     # --- residuals ------------------------------------------------------------------------------
 
     def _rows(self, name, rows):
         values = getattr(self, name)
-        return values if rows is None else values[rows]
+        return values if rows is None else values[..., rows]
 
     def ground_under(self, p, rows=None):
-        """Terrain height (S,) and its slope (S, 2) under COM positions p (S, 3)."""
+        """Terrain height (S,) and its slope (2, S) under COM positions p (3, S)."""
         ground = self._rows("ground", rows)
-        slope = np.zeros((len(p), 2))
+        slope = np.zeros((2, p.shape[1]))
         if self.terrain_groups:
             ground = ground.copy()
         if isinstance(rows, slice):
             rows = np.arange(len(self.times))[rows]
         for terrain, group_rows in self.terrain_groups:
             mask = group_rows if rows is None else np.isin(rows, group_rows)
-            ground[mask] = terrain.heights(p[mask, :2])
-            slope[mask] = terrain.gradient(p[mask, :2])
+            where = p[:2, mask].T
+            ground[mask] = terrain.heights(where)
+            slope[:, mask] = terrain.gradient(where).T
         return ground, slope
 
     def residuals(self, p, a, rows=None, jacobian=False):
         """Weighted residuals (S, 3 + 2L + 1) at COM positions and accelerations (S, 3) of sample rows;
-        with jacobian, also their derivatives in p and a, (S, R, 3) each, analytic."""
-        y = np.concatenate([p, a], axis=1)
+        with jacobian, also their derivatives in p and a, (S, R, 3) each, analytic. (evaluate() with the
+        samples first.)"""
         if not jacobian:
-            return self.evaluate(y, rows)
-        r, jac = self.evaluate(y, rows, jacobian=True)
-        return r, jac[..., :3], jac[..., 3:]
+            return self.evaluate(p.T, a.T, rows).T
+        r, dp, da_physics = self.evaluate(p.T, a.T, rows, jacobian=True)
+        da = np.zeros_like(dp)
+        da[:3] = da_physics
+        return r.T, np.moveaxis(dp, -1, 0), np.moveaxis(da, -1, 0)
 
-    def evaluate(self, y, rows=None, jacobian=False):
-        """Weighted residuals (S, R) at sample states y = [p, a] (S, 6); with jacobian also d r / d y
-        (S, R, 6), analytic.
+    def evaluate(self, p, a, rows=None, jacobian=False):
+        """Weighted residuals (R, S) at COM positions and accelerations p, a (3, S); with jacobian also,
+        analytic, d r / d p (R, 3, S) and d r / d a of the physics rows (3, 3, S): the other rows do not
+        depend on a. Samples come last throughout, so every operation runs along them.
 
         The point of support moves from mid-foot to the toe as the leg nears full extension with the hip
         ahead of the foot (vdP97 §2.4.1). The move is blended over a distance in proportion to the shift
         itself (TOE_RAMP of half a foot) so the energy stays smooth: a hard switch, or a blend much shorter
         than the shift, leaves the optimiser crawling along a crease.
         """
-        w = self.weights
-        p, a = y[:, :3], y[:, 3:]
         active, shift, fwd = self._rows("active", rows), self._rows("shift", rows), self._rows("fwd", rows)
-        inv_ramp = self._rows("inv_ramp", rows)
-        hip_from_mid = p[:, None, :] + self._rows("hip_minus_mid", rows)
-        reach = np.sqrt(np.einsum("sld,sld->sl", hip_from_mid, hip_from_mid))
-        x_reach = np.clip((reach - self._rows("onset", rows)) * inv_ramp, 0.0, 1.0)
-        x_ahead = np.clip(np.einsum("sld,sld->sl", hip_from_mid, fwd) * inv_ramp, 0.0, 1.0)
+        inv_ramp, root_weight = self._rows("inv_ramp", rows), self._rows("root_weight", rows)
+        hip_from_mid = p[:, None] + self._rows("hip_minus_mid", rows)  # (3, L, S)
+        reach = np.sqrt((hip_from_mid * hip_from_mid).sum(axis=0))  # (L, S)
+        x_reach = _unit_interval((reach - self._rows("onset", rows)) * inv_ramp)
+        x_ahead = _unit_interval((hip_from_mid * fwd).sum(axis=0) * inv_ramp)
         s_reach, s_ahead = x_reach * x_reach * (3.0 - 2.0 * x_reach), x_ahead * x_ahead * (3.0 - 2.0 * x_ahead)
-        leg = hip_from_mid - (s_reach * s_ahead)[..., None] * shift  # hip - support
+        leg = hip_from_mid - s_reach * s_ahead * shift  # hip - support
         to_com = leg - self._rows("hip", rows)  # p - support
-        distance = np.maximum(np.sqrt(np.einsum("sld,sld->sl", to_com, to_com)), 1e-9)
-        directions = to_com / distance[..., None]
-        physical = physics.project(a - GRAVITY_VECTOR, directions, active, jacobian)
+        distance = np.maximum(np.sqrt((to_com * to_com).sum(axis=0)), 1e-9)
+        directions = to_com / distance
+        physical = physics.project(a - GRAVITY_VECTOR[:, None], directions, self._rows("standing", rows), jacobian)
         phys = physical[0] if jacobian else physical
-        length = np.sqrt(np.einsum("sld,sld->sl", leg, leg))
+        length = np.sqrt((leg * leg).sum(axis=0))
         stretch = length - self._rows("limit", rows)
         over = active & (stretch > 0.0)
         ground, slope = self.ground_under(p, rows)
-        lack = ground + self._rows("clear", rows) - p[:, 2]
+        lack = ground + self._rows("clear", rows) - p[2]
         low = lack > 0.0
         r = np.concatenate([phys, (length - self._rows("l_nom", rows)) * active, stretch * over,
-                            (lack * low)[:, None]], axis=1)
-        r *= self._rows("root_weight", rows)
+                            (lack * low)[None]], axis=0)
+        r *= root_weight
         if not jacobian:
             return r
         _phys, lam, b, complement = physical
-        legs = active.shape[1]
         # d support / d p = shift dw^T: the toe blend's weight s_reach s_ahead moves with the hip.
         ds_reach, ds_ahead = 6.0 * x_reach * (1.0 - x_reach), 6.0 * x_ahead * (1.0 - x_ahead)
-        dw = (((ds_reach * s_ahead * inv_ramp) / np.maximum(reach, 1e-9))[..., None] * hip_from_mid
-              + (s_reach * ds_ahead * inv_ramp)[..., None] * fwd)
+        dw = ((ds_reach * s_ahead * inv_ramp) / np.maximum(reach, 1e-9) * hip_from_mid
+              + (s_reach * ds_ahead * inv_ramp) * fwd)
         # d r / d p = sum_l d r / d D_l (I - shift_l dw_l^T), D_l = p - support_l, d r / d D_l from physics.py
         inv_d = 1.0 / distance
         lam_d = lam * inv_d
-        v = -(lam_d[..., None] * (shift @ complement)  # complement is symmetric
-              + (np.einsum("sd,sld->sl", phys, shift) * inv_d)[..., None] * b)
-        beta = np.einsum("sl,sld->sd", inv_d, b)
-        dphys_dp = (-lam_d.sum(axis=1)[:, None, None] * complement - beta[:, :, None] * phys[:, None, :]
-                    - np.swapaxes(v, 1, 2) @ dw)
-        unit_leg = leg / np.maximum(length, 1e-9)[..., None]
-        d_length = unit_leg - np.einsum("sld,sld->sl", unit_leg, shift)[..., None] * dw
-        jac = np.zeros((len(p), 3 + 2 * legs + 1, 6))
-        jac[:, :3, :3] = dphys_dp
-        jac[:, :3, 3:] = complement
-        jac[:, 3:3 + legs, :3] = d_length * active[..., None]
-        jac[:, 3 + legs:3 + 2 * legs, :3] = d_length * over[..., None]
-        jac[:, -1, :2] = slope * low[:, None]
-        jac[:, -1, 2] = -1.0 * low
-        jac *= self._rows("root_weight", rows)[..., None]
-        return r, jac
+        shift_m = (shift[:, None] * complement[:, :, None]).sum(axis=0)  # (3, L, S): shift_l^T M
+        v = -(lam_d * shift_m + ((phys[:, None] * shift).sum(axis=0) * inv_d) * b)
+        beta = (inv_d * b).sum(axis=1)
+        dphys_dp = (-lam_d.sum(axis=0) * complement - beta[:, None] * phys[None]
+                    - (v[:, None] * dw[None]).sum(axis=2))
+        unit_leg = leg / np.maximum(length, 1e-9)
+        d_length = unit_leg - (unit_leg * shift).sum(axis=0) * dw  # (3, L, S)
+        ground_row = np.concatenate([slope, -np.ones((1, len(low)))]) * low
+        dp = np.concatenate([dphys_dp, (d_length * active).swapaxes(0, 1), (d_length * over).swapaxes(0, 1),
+                             ground_row[None]], axis=0)
+        dp *= root_weight[:, None]
+        return r, dp, complement * root_weight[0]
 
     def energy_terms(self, free):
         """Per track: total energy, and its physics / comfort / barrier / clearance parts."""
         p, a = self.sample_states(free)
-        r = self.residuals(p, a)
+        r = self.evaluate(p.T, a.T)
         legs = self.legs
-        parts = {"physics": r[:, :3], "comfort": r[:, 3:3 + legs], "barrier": r[:, 3 + legs:3 + 2 * legs],
-                 "clearance": r[:, 3 + 2 * legs:]}
-        out = {k: np.bincount(self.sample_track, (v**2).sum(axis=1), self.n_tracks) for k, v in parts.items()}
+        parts = {"physics": r[:3], "comfort": r[3:3 + legs], "barrier": r[3 + legs:3 + 2 * legs],
+                 "clearance": r[3 + 2 * legs:]}
+        out = {k: np.bincount(self.sample_track, (v**2).sum(axis=0), self.n_tracks) for k, v in parts.items()}
         out["total"] = sum(out.values())
         return out
 
@@ -380,19 +421,43 @@ class Problem:
         """Residual energies per track and the block-tridiagonal normal equations J^T J, J^T r per free
         state (of the assembly's segments and states: by default all of them).
 
-        Each sample's residual depends on its COM position and acceleration only; their analytic
-        derivatives map exactly (the spline is linear in its states) onto the segment's two free states.
-        One product per segment, over the rows of all its samples, gives [J r]^T [J r]: J^T J, J^T r and
-        r^T r at once.
+        Each sample's residual depends on its COM position and acceleration only, and those are fixed
+        Hermite combinations of its segment's controls: the analytic derivatives carry over exactly. One
+        product per segment, over the rows of all its samples, gives [J r]^T [J r]: J^T J, J^T r and r^T r
+        at once; the controls are the segment's two free states (or a fixed map of them, next to a flight).
         """
         a = self.assembly if assembly is None else assembly
         rows = None if a is self.assembly else a.samples
-        basis, pair = self.basis[a.samples], self.pair[a.samples]
-        y = np.einsum("sij,sj->si", basis, free[pair].reshape(len(pair), 12)) + self.basis_offset[a.samples]
-        r, jac = self.evaluate(y, rows, jacobian=True)
-        stacked = np.concatenate([jac @ basis, r[..., None]], axis=2)  # (S, R, 13)
-        by_segment = stacked.reshape(len(a.segment_track), -1, 13)
-        product = np.swapaxes(by_segment, 1, 2) @ by_segment  # (n_seg, 13, 13)
+        controls = self.controls(free, a.segments)
+        n_seg = len(controls)
+        y = (self.hermite_by_segment[a.segments] @ controls).reshape(-1, 2, 3)
+        p, acc = np.ascontiguousarray(y[:, 0].T), np.ascontiguousarray(y[:, 1].T)
+        r, dp, da = self.evaluate(p, acc, rows, jacobian=True)
+        # Per sample, J^T J in its own [p, a] (blocks (u, v)) and J^T r: only the physics rows depend on a.
+        n = r.shape[1]
+        blocks = np.empty((2, 2, 3, 3, n))
+        blocks[0, 0] = (dp[:, :, None] * dp[:, None, :]).sum(axis=0)
+        blocks[0, 1] = (dp[:3, :, None] * da[:, None, :]).sum(axis=0)
+        blocks[1, 0] = blocks[0, 1].swapaxes(0, 1)
+        blocks[1, 1] = (da[:, :, None] * da[:, None, :]).sum(axis=0)
+        gradient = np.stack([(dp * r[:, None]).sum(axis=0), (da * r[:3, None]).sum(axis=0)])  # (2, 3, S)
+        # Onto each segment's controls: control k moves sample i's p by cp_k and its a by ca_k, fixed weights
+        # times the segment's scale, so each sum over a segment's samples is one product for all segments.
+        per = self.samples_per_segment
+        seg = a.segments
+        jtj = (blocks.reshape(2, 2, 9 * n_seg, per) @ self.pair_weights).reshape(2, 2, 3, 3, n_seg, 4, 4)
+        jtj = (jtj * self.pair_scale[:, :, None, None, seg]).sum(axis=(0, 1))  # (x, y, segment, k, l)
+        jtr = (gradient.reshape(2, 3 * n_seg, per) @ self.sample_weights).reshape(2, 3, n_seg, 4)
+        jtr = (jtr * self.control_scale[:, None, seg]).sum(axis=0)  # (x, segment, k)
+        product = np.empty((n_seg, 13, 13))  # J^T J, J^T r, r^T r in the controls [P0, V0, P1, V1] and 1
+        product[:, :12, :12] = jtj.transpose(2, 3, 0, 4, 1).reshape(n_seg, 12, 12)
+        product[:, :12, 12] = product[:, 12, :12] = jtr.transpose(1, 2, 0).reshape(n_seg, 12)
+        product[:, 12, 12] = (r * r).sum(axis=0).reshape(n_seg, per).sum(axis=1)
+        if len(a.mapped):  # controls = G @ free states there: G^T [J r]^T [J r] G
+            lift = np.zeros((len(a.mapped), 13, 13))
+            lift[:, :12, :12] = self.segment_map[a.segments][a.mapped]
+            lift[:, 12, 12] = 1.0
+            product[a.mapped] = np.swapaxes(lift, 1, 2) @ product[a.mapped] @ lift
         # Each segment adds its [left | right] halves to its two free states, in the assembly's order.
         halves = np.concatenate([product[:, :6][:, :, _LEFT_COLUMNS], product[:, 6:12][:, :, _RIGHT_COLUMNS]])
         summed = np.add.reduceat(halves[a.order], a.starts, axis=0)  # (n_free, 6, 7)

@@ -11,7 +11,7 @@ from footprint_locomotion.solver import (biped, blocktridiag, character, errors,
                                          physics, timing)
 from footprint_locomotion.solver.character import GRAVITY
 from footprint_locomotion.solver.motion import support_points
-from footprint_locomotion.solver.problem import Problem, clear_timing_cache
+from footprint_locomotion.solver.problem import Problem, Window, clear_timing_cache
 from footprint_locomotion.solver.track import load_track, make_track, parse_track_text
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -226,6 +226,50 @@ def test_analytic_jacobian_matches_finite_differences():
             assert np.mean(np.abs(fd_a - ja[..., k]) < 1e-5 * (1 + np.abs(fd_a))) > 0.995
 
 
+def dense_normal_equations(problem, free):
+    """J^T J, J^T r and r^T r of the whole problem, built naively from each sample's dense Jacobian."""
+    basis, offset, pair = problem.sample_basis()
+    y = np.einsum("sij,sj->si", basis, free[pair].reshape(len(pair), 12)) + offset
+    r, dp, da = problem.residuals(y[:, :3], y[:, 3:], jacobian=True)
+    local = np.concatenate([dp, da], axis=2) @ basis  # (S, R, 12)
+    jac = np.zeros(r.shape + (problem.n_free, 6))
+    rows = np.arange(len(r))
+    jac[rows, :, pair[:, 0]] += local[:, :, :6]
+    jac[rows, :, pair[:, 1]] += local[:, :, 6:]
+    jac = jac.reshape(r.size, -1)
+    return jac.T @ jac, jac.T @ r.ravel(), float(r.ravel() @ r.ravel())
+
+
+def test_normal_equations_match_the_dense_jacobian():
+    """linearize() sums per segment with fixed Hermite weights and maps flight segments' controls: it must
+    equal J^T J and J^T r of the dense Jacobian, for tracks with flights, for a window and for a batch."""
+    tracks = [track(name) for name in ("leap", "fig1", "bumpy_run")]
+    rng = np.random.default_rng(3)
+    for items in ([(t,) + biped.resolve(t)] for t in tracks[:2]), ([[(t,) + biped.resolve(t) for t in tracks]]):
+        for item in items:
+            problem = Problem(item)
+            free = problem.initial_free() + rng.normal(size=(problem.n_free, 6)) * 0.05
+            jtj, jtr, rtr = dense_normal_equations(problem, free)
+            energies, diag, upper, grad = problem.linearize(free)
+            n = problem.n_free
+            blocks = jtj.reshape(n, 6, n, 6)
+            scale = np.abs(jtj).max()
+            assert np.allclose(energies.sum(), rtr, rtol=1e-12)
+            assert np.allclose(diag, blocks[np.arange(n), :, np.arange(n)], rtol=0, atol=1e-11 * scale)
+            assert np.allclose(upper, blocks[np.arange(n - 1), :, np.arange(1, n)], rtol=0, atol=1e-11 * scale)
+            assert np.allclose(grad.ravel(), jtr, rtol=0, atol=1e-11 * np.abs(jtr).max())
+            # Nothing couples states two apart, nor two tracks.
+            far = np.abs(np.subtract.outer(np.arange(n), np.arange(n))) > 1
+            assert np.all(blocks.transpose(0, 2, 1, 3)[far] == 0.0)
+            if problem.n_tracks == 1:  # a window: the same rows of the same system
+                first, stop = 2, n - 3
+                window = Window(problem, free, first, stop)
+                _e, w_diag, w_upper, w_grad = window.linearize(free[first:stop])
+                assert np.allclose(w_diag, diag[first:stop], rtol=0, atol=1e-11 * scale)
+                assert np.allclose(w_upper, upper[first:stop - 1], rtol=0, atol=1e-11 * scale)
+                assert np.allclose(w_grad, grad[first:stop], rtol=0, atol=1e-11 * np.abs(jtr).max())
+
+
 def test_block_tridiagonal_solver_matches_dense():
     rng = np.random.default_rng(7)
     for n in (1, 2, 3, 17, 40):
@@ -320,7 +364,8 @@ def test_cone_projection_meets_its_optimality_conditions_with_coplanar_legs():
     k /= np.linalg.norm(k, axis=-1, keepdims=True)
     active = rng.uniform(size=(n, 4)) < 0.8
     force = rng.normal(size=(n, 3)) * 5.0 + [0.0, 0.0, 9.81]
-    r, lam, _b, _m = physics.project(force, k, active, jacobian=True)
+    r, lam, _b, _m = physics.project(force.T, k.T, physics.standing_faces(active.T), jacobian=True)
+    r, lam = r.T, lam.T
     p = force - r
     assert (lam >= 0.0).all() and np.allclose(p, np.einsum("sl,sld->sd", lam, k))
     assert np.all(lam[~active] == 0.0)

@@ -7,6 +7,8 @@
   speed profile) along the straight line, raised by a bump that clears the ground under the path by the
   character's swing clearance (stairs included); orientation turns about a single axis (vdP97 §2.5).
 - Flight: legs retract towards a shorter length in mid-flight, procedurally (vdP97 §2.5).
+- A foot off the ground never goes beyond the leg's reach: where the straight path (say towards a landing
+  spot still out of reach) would take it farther, it is drawn in along the line to the hip.
 - Before its first and after its last footprint a foot swings from / to a rest place beside the other
   foot (the character starts and ends standing).
 """
@@ -139,8 +141,11 @@ def leg_targets(schedule, character, times, hips, terrain=None, footprint_rotati
         return np.swapaxes(rows.reshape((legs, n) + rows.shape[1:]), 0, 1)
 
     position = np.ascontiguousarray(by_time(position))
+    rotation = np.ascontiguousarray(by_time(rotation))
     _retract_in_flight(position, hips, times, schedule, character)
-    return LegTargets(position, np.ascontiguousarray(by_time(rotation)), by_time(beta).copy(), by_time(on).copy(),
+    contact = by_time(on).copy()
+    _keep_within_reach(position, rotation, hips, ~by_time(standing), character, half)
+    return LegTargets(position, rotation, by_time(beta).copy(), contact,
                       by_time(np.where(on, footprint_of[k], -1)).copy())
 
 
@@ -205,11 +210,8 @@ def _heel_off(pos, rot, hip, character, half):
     """
     fwd, up = rot[:, :, 1], rot[:, :, 2]
     toe = pos + half * fwd
-    if character.ankle_offset is not None:
-        v_y, v_z = character.ankle_offset[1] - half, character.ankle_offset[2]
-        reach = character.ankle_reach
-    else:
-        v_y, v_z, reach = -half, 0.0, character.leg_length_max
+    v_y, v_z, reach = _leg_end(character, half)
+    v_y -= half  # from the toe
     d = hip - toe
     d_f, d_u = np.einsum("nd,nd->n", d, fwd), np.einsum("nd,nd->n", d, up)
     end = toe + v_y * fwd + v_z * up
@@ -223,6 +225,26 @@ def _heel_off(pos, rot, hip, character, half):
     new_rot = rot @ rotation_matrices(0.0, -beta, 0.0)  # heel up: about the foot's X axis
     new_pos = toe - half * new_rot[:, :, 1]
     return beta, new_pos, new_rot
+
+
+def _leg_end(character, half):
+    """Where the leg ends on the foot, in the foot frame from mid-foot (y forward, z up), and its reach:
+    mid-foot and l_max, or for a character measured from a rig its ankle and thigh + shin."""
+    if character.ankle_offset is not None:
+        return character.ankle_offset[1], character.ankle_offset[2], character.ankle_reach
+    return 0.0, 0.0, character.leg_length_max
+
+
+def _keep_within_reach(position, rotation, hips, lifted, character, half):
+    """Draw each lifted foot (N, L) in along the line from its hip to the leg's end until the leg reaches
+    it (in place). At lift-off and landing the stance pose is already within reach: no jump."""
+    v_y, v_z, reach = _leg_end(character, half)
+    end = position + v_y * rotation[..., :, 1] + v_z * rotation[..., :, 2]
+    leg = end - hips
+    length = np.linalg.norm(leg, axis=-1)
+    over = lifted & (length > reach)
+    if over.any():
+        position[over] -= leg[over] * (1.0 - reach / length[over])[:, None]
 
 
 def _retract_in_flight(position, hips, times, schedule, character):

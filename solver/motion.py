@@ -70,7 +70,8 @@ def quality_report(motion: Motion, schedule, footprint_rotations, ground_height,
     """Measures of physical and visual plausibility, on the sampled motion itself.
 
     - non_physical_force: |F - proj(F)| / (m g) at each sample (physics.py), mean and peak;
-    - leg_length: per leg, min and max hip-to-support distance while in stance, against l_max;
+    - leg_length: per leg, min and max hip-to-support distance while in stance, against l_max, and the
+      largest hip-to-mid-foot distance while the foot is off the ground (swing_max);
     - com_clearance: lowest COM height above the ground, against the required clearance;
     - stance_slip: the largest movement of a stance foot's toe from its footprint's toe (metres);
     - flight: the largest deviation of the COM's vertical acceleration from -g, and the largest horizontal
@@ -83,13 +84,15 @@ def quality_report(motion: Motion, schedule, footprint_rotations, ground_height,
     residual = physics.nonphysical_force(physics.required_force(motion.com_acceleration), directions, motion.contact)
     fraction = np.linalg.norm(residual, axis=1) / GRAVITY
     legs = np.linalg.norm(motion.hips - support, axis=-1)
+    reach = np.linalg.norm(motion.hips - motion.feet, axis=-1)
     leg_report = {}
     for i, foot in enumerate(ch.feet):
         stance = motion.contact[:, i]
-        values = legs[stance, i]
+        values, lifted = legs[stance, i], reach[~stance, i]
         leg_report[foot] = {
             "min": float(values.min()) if values.size else None,
             "max": float(values.max()) if values.size else None,
+            "swing_max": float(lifted.max()) if lifted.size else None,
             "max_allowed": ch.leg_length_max,
             "nominal": ch.leg_length_nominal,
         }

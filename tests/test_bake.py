@@ -79,6 +79,8 @@ def test_bake_keeps_stance_feet_still_and_body_on_the_com_path(addon, rig_scene)
     panels = sys.modules[f"{addon}.footprint_addon.ui.panels"]
     lines = panels.report_lines(settings.last_report)
     assert lines[0].startswith("Non-physical force: mean") and any("Stance slip" in line for line in lines)
+    swing = motion.report["leg_length"]["L"]["swing_max"]
+    assert any(line.startswith("Leg L:") and f"swing up to {swing:.3f}" in line for line in lines)
 
 
 def test_bake_on_a_moved_rotated_scaled_rig_facing_plus_y(addon, rig_scene):

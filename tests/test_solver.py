@@ -12,6 +12,7 @@ from footprint_locomotion.solver import (biped, blocktridiag, character, errors,
 from footprint_locomotion.solver.character import GRAVITY
 from footprint_locomotion.solver.motion import support_points
 from footprint_locomotion.solver.problem import Problem, Window, clear_timing_cache
+from footprint_locomotion.solver.schedule import build_schedule
 from footprint_locomotion.solver.track import load_track, make_track, parse_track_text
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -69,6 +70,7 @@ def test_walking_is_physical_comfortable_and_feet_stay_put(motions, name):
     assert lengths.max() <= ch.leg_length_max + 1e-9
     for foot in ch.feet:
         assert report["leg_length"][foot]["max"] <= ch.leg_length_max
+        assert report["leg_length"][foot]["swing_max"] <= ch.leg_length_max + 1e-9  # no leg over-extends
     assert report["com_clearance"]["min"] >= report["com_clearance"]["required"]
     assert report["stance_slip"] <= 1e-9
     # Stance feet do not move while flat, and toes do not move at all (independent check).
@@ -87,6 +89,56 @@ def test_heel_lifts_only_when_the_leg_would_overextend(motions):
     assert lifted.any()  # push-off happens on the toes
     hips_to_mid = np.linalg.norm(motion.hips - motion.feet, axis=-1)
     assert (hips_to_mid[lifted] <= motion.character.leg_length_max + 1e-9).all()
+
+
+def test_stance_feet_lie_flush_with_the_slope(motions):
+    """vdP97 §2.5: a stance foot rests on its footprint tilted with the terrain (15 degrees here); when the
+    heel lifts it turns about the foot's own sideways axis, toe still on the footprint."""
+    motion = motions["slope15"]
+    _character, terrain = biped.resolve(track("slope15"))
+    tilt = np.radians(15.0)
+    normal = np.array([0.0, -np.sin(tilt), np.cos(tilt)])  # the ground rises along +Y
+    tr = track("slope15")
+    tr = tr.take(tr.time_order())
+    flat = motion.contact & (motion.toe_pivot == 0.0)
+    heel_up = motion.contact & (motion.toe_pivot > 0.0)
+    assert flat.sum() > 100 and heel_up.any()
+    rotation = motion.foot_rotation
+    assert np.allclose(rotation[flat][:, :, 2], normal, atol=1e-6)  # sole normal = ground normal
+    on_ground = motion.feet[flat]
+    assert np.allclose(on_ground[:, 2], terrain.heights(on_ground[:, :2]), atol=1e-6)
+    assert np.allclose(on_ground, tr.positions[motion.footprint[flat]], atol=1e-12)  # on its footprint
+    toes = rotation[flat][:, :, 1]
+    heading = tr.headings[motion.footprint[flat]]
+    assert np.allclose(np.arctan2(-toes[:, 0], toes[:, 1]), heading, atol=1e-6)  # toes along the heading
+    # Heel up: the sideways axis stays that of the flush foot, the toe stays where the flush toe was.
+    flush = legs.flush_rotations(tr.headings, legs.terrain_normals(terrain, tr.positions[:, :2]))
+    index = motion.footprint[heel_up]
+    assert np.allclose(rotation[heel_up][:, :, 0], flush[index][:, :, 0], atol=1e-9)
+    half = 0.5 * motion.character.foot_length
+    toe = motion.feet[heel_up] + half * rotation[heel_up][:, :, 1]
+    assert np.allclose(toe, tr.positions[index] + half * flush[index][:, :, 1], atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["leap", "bumpy_run"])
+def test_legs_retract_in_flight(motions, name):
+    """vdP97 §2.5: in a flight phase the legs draw in towards the hips, most in mid-flight, smoothly."""
+    motion = motions[name]
+    schedule = build_schedule(track(name), motion.character)
+    target = legs.RETRACTED_LENGTH * motion.character.leg_length_nominal
+    middles = schedule.flight_intervals.mean(axis=1)
+    assert len(middles) >= 1
+    apex = biped.solve(track(name), times=middles)
+    assert not apex.contact.any()
+    assert (np.linalg.norm(apex.feet - apex.hips, axis=-1) <= target + 1e-9).all()  # drawn in fully
+    # Reaching for a landing spot still out of reach, the foot stays within the leg's reach.
+    for start, end in schedule.flight_intervals:
+        inside = (motion.times > start) & (motion.times < end)
+        length = np.linalg.norm(motion.feet[inside] - motion.hips[inside], axis=-1)
+        assert length.max() <= motion.character.leg_length_max + 1e-9
+    # And smoothly: no foot jumps at a flight's start or end (per frame at 120 fps, well under a swing's pace).
+    step = np.linalg.norm(np.diff(motion.feet, axis=0), axis=-1)
+    assert step.max() < 0.12
 
 
 def test_swing_feet_clear_the_stairs(motions):

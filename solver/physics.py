@@ -89,7 +89,6 @@ def project(required, directions, standing, jacobian=False):
     then d r / d F = M and, for a leg direction D_l = |D_l| K_l before normalising,
     d r / d D_l = -(lam_l M + b_l r^T) / |D_l| (the derivative of an orthogonal projector).
     """
-    n = required.shape[1]
     along = (directions * required[:, None]).sum(axis=0)  # (L, S): F . K_i
     inverse = _inverse_grams(directions)
     lam_all = (inverse * along).sum(axis=2)  # (C, L, S)
@@ -100,12 +99,11 @@ def project(required, directions, standing, jacobian=False):
     residuals = required[:, None] - (lam_all * directions[:, None]).sum(axis=2)  # (3, C, S)
     left = np.where(usable, (residuals * residuals).sum(axis=0), np.inf)
     choice = np.argmin(left, axis=0)  # the first of equals: the empty face before any leg
-    samples = np.arange(n)
-    lam = lam_all[choice, :, samples].T
-    residual = residuals[:, choice, samples]
+    residual = np.take_along_axis(residuals, choice[None, None], axis=1)[:, 0]
     if not jacobian:
         return residual
-    chosen = np.moveaxis(inverse[choice, :, :, samples], 0, -1)  # (L, L, S)
+    lam = np.take_along_axis(lam_all, choice[None, None], axis=0)[0]
+    chosen = np.take_along_axis(inverse, choice[None, None, None], axis=0)[0]  # (L, L, S)
     b = (chosen * directions[:, None]).sum(axis=2)  # (3, L, S)
     complement = np.eye(3)[..., None] - (b[:, None] * directions[None]).sum(axis=2)
     return residual, lam, b, complement

@@ -185,3 +185,29 @@ def test_solve_writes_the_motion_format_and_repeats_itself_across_processes(tmp_
     assert first["report"]["non_physical_force"]["mean"] < 0.05
     first.pop("solve_seconds"), second.pop("solve_seconds")
     assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+
+
+@needs_module_install
+def test_solve_with_the_greedy_reference_and_bad_input_leaves_the_output_alone(tmp_path):
+    fig1 = os.path.join(ROOT, "tests", "data", "fig1.json")
+    runs = {}
+    for method in ("lm", "greedy"):
+        out = tmp_path / f"{method}.json"
+        proc = run_cli("solve", fig1, "--fps", "24", "--method", method, "--output", str(out))
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        runs[method] = json.loads(out.read_text())["report"]
+    assert runs["greedy"]["optimizer"]["method"] == "greedy" and runs["greedy"]["optimizer"]["evaluations"] > 1000
+    assert runs["lm"]["optimizer"]["method"] == "lm"
+    assert runs["lm"]["energy"]["total"] <= runs["greedy"]["energy"]["total"]  # the same energy, lower
+    # Bad input: a clear message naming the culprit, exit 1, and an existing output left exactly as it was.
+    out = tmp_path / "lm.json"
+    before = digest(out)
+    bad = tmp_path / "bad.json"
+    bad.write_text(open(fig1, encoding="utf-8").read().replace('"liftoff"', '"lift_off"', 1))
+    for args, message in ((["--fps", "0"], "--fps must be in (0, 1000]"),
+                          (["--method", "lm"], "footprint 0: missing field 'liftoff'"),
+                          (["--method", "newton"], "invalid choice")):
+        track = fig1 if args[0] == "--fps" else str(bad)
+        proc = run_cli("solve", track, *args, "--output", str(out))
+        assert proc.returncode != 0 and message in proc.stderr, (args, proc.stderr[-500:])
+        assert digest(out) == before

@@ -120,6 +120,42 @@ def test_rebake_replaces_only_its_own_strip_and_undo_restores(addon, rig_scene):
     assert not [a for a in bpy.data.actions if a.get("footprint_track") == "fig1"]
 
 
+def test_rebake_next_to_another_tracks_bake_leaves_that_one_alone(addon, rig_scene):
+    """Two tracks baked onto one rig: re-baking the first replaces its strip and action only."""
+    scene = bpy.context.scene
+    fig1 = scene.footprint.active_track
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    assert bpy.ops.footprint.import_json(filepath=os.path.join(ROOT, "tests", "data", "straight_walk.json")) == {"FINISHED"}
+    walk = scene.footprint.active_track
+    assert walk != fig1
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    anim = bpy.data.objects["rig"].animation_data
+    assert [t.name for t in anim.nla_tracks] == ["Footprints: fig1", "Footprints: straight_walk"]
+
+    def keys(action_owner):
+        action = anim.nla_tracks[f"Footprints: {action_owner}"].strips[0].action
+        return action.name, sorted(action.keys()), [tuple(k.co) for fc in _fcurves(action) for k in fc.keyframe_points]
+
+    walk_before = keys("straight_walk")
+    assert len(walk_before[2]) > 100
+    scene.footprint.active_track = fig1
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    anim = bpy.data.objects["rig"].animation_data
+    assert [t.name for t in anim.nla_tracks] == ["Footprints: fig1", "Footprints: straight_walk"]
+    assert keys("straight_walk") == walk_before  # the other bake: same action, same keys
+    assert [a.get("footprint_track") for a in bpy.data.actions].count("fig1") == 1
+    assert [a.get("footprint_track") for a in bpy.data.actions].count("straight_walk") == 1
+    assert anim.nla_tracks["Footprints: fig1"].strips[0].action.get("footprint_track") == "fig1"
+
+
+def _fcurves(action):
+    """An action's F-curves on Blender 5.0 (layers, slots, channelbags) and 4.2 (action.fcurves)."""
+    if hasattr(action, "layers") and len(action.layers):
+        return [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags
+                for fc in bag.fcurves]
+    return list(action.fcurves)
+
+
 def test_missing_bones_are_listed_and_nothing_is_written(addon, rig_scene):
     bpy.context.view_layer.objects.active = rig_scene
     bpy.ops.object.mode_set(mode="EDIT")

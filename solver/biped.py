@@ -117,10 +117,7 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None) -> Motio
         times = sched.start + np.arange(count) / fps
     times = np.clip(np.asarray(times, dtype=float), sched.start, sched.end)
     com, vel, acc = spline.evaluate(part.layout, free, times)
-    yaw = orientation.body_yaw(times, tr.contact, tr.liftoff, tr.headings)
-    pitch, roll = orientation.oscillation(orientation.stride_phase(times, tr.contact), ch.pitch_amplitude,
-                                          ch.roll_amplitude)
-    roll = roll + orientation.bank(acc, yaw, ch.bank_gain)
+    yaw, pitch, roll = orientation.body_angles(times, tr, ch, acc)
     rot = orientation.rotation_matrices(yaw, pitch, roll)
     hips = com[:, None, :] + np.einsum("nij,lj->nli", rot, ch.hip_offsets)
     footprint_rotations = legs_module.flush_rotations(tr.headings, legs_module.terrain_normals(terrain, tr.positions[:, :2]))

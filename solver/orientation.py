@@ -78,6 +78,17 @@ def bank(acceleration, yaw, gain):
     return gain * np.arctan2(lateral, GRAVITY)
 
 
+def body_angles(times, track, character, acceleration=None):
+    """Yaw, pitch and roll (each (N,)) of the body at the given times: yaw from the feet, the gait's
+    oscillation, and, given the COM acceleration (N, 3), banking into turns (vdP97 §2.6)."""
+    yaw = body_yaw(times, track.contact, track.liftoff, track.headings)
+    pitch, roll = oscillation(stride_phase(times, track.contact), character.pitch_amplitude,
+                              character.roll_amplitude)
+    if acceleration is not None:
+        roll = roll + bank(acceleration, yaw, character.bank_gain)
+    return yaw, pitch, roll
+
+
 def rotation_matrices(yaw, pitch, roll):
     """(S, 3, 3) = Rz(yaw) Rx(pitch) Ry(roll), multiplied out."""
     cy, sy, cp, sp, cr, sr = np.cos(yaw), np.sin(yaw), np.cos(pitch), np.sin(pitch), np.cos(roll), np.sin(roll)

@@ -136,10 +136,7 @@ class Problem:
             mid = tr.positions[safe]
             fwd = _forward(tr.headings)[safe]
             toe = mid + 0.5 * character.foot_length * fwd
-            yaw = orientation.body_yaw(times, tr.contact, tr.liftoff, tr.headings)
-            pitch, roll = orientation.oscillation(orientation.stride_phase(times, tr.contact),
-                                                  character.pitch_amplitude, character.roll_amplitude)
-            rot = orientation.rotation_matrices(yaw, pitch, roll)
+            rot = orientation.rotation_matrices(*orientation.body_angles(times, tr, character))
             offsets = np.zeros((legs, 3))
             offsets[: len(character.feet)] = character.hip_offsets
             hip = np.einsum("sij,lj->sli", rot, offsets)

@@ -147,8 +147,6 @@ def running_cycle(params: RunningParameters, character: Character, legs: LegGeom
     yaw = np.radians(attributes.pelvic_rotation) * side * np.sin(phase)
     pitch = np.full(len(times), -np.radians(attributes.torso_tilt))  # leaning forward lowers the front
     roll = np.radians(attributes.pelvic_list + attributes.torso_sway) * side * np.cos(phase)
-    from .orientation import rotation_matrices
-
     rot = rotation_matrices(yaw, pitch, roll)
     hips = com[:, None, :] + np.einsum("nij,lj->nli", rot, character.hip_offsets)
     track = cycle_track(params, constraints, character, WARMUP_STEPS + 6, attributes.stride_width,

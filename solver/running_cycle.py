@@ -5,18 +5,19 @@ a forward torso tilt; the feet stand on footprints laid out by the same paramete
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from . import legs as legs_module
 from .character import Character
 from .motion import Motion
 from .orientation import rotation_matrices
-from dataclasses import replace
-
 from .running import RunningParameters
 from .running_attributes import Attributes, natural_attributes
 from .running_pelvis import LegGeometry, StepConstraints, step
 from .schedule import build_schedule
+from .spline import hermite_basis
 from .track import make_track
 
 WARMUP_STEPS = 4  # footprints before the sampled cycle, so its feet arrive from a running stride
@@ -82,10 +83,9 @@ def _catmull_rom(key_times, keys, t):
         slopes[i] = (keys[i + 1] - keys[i - 1]) / (key_times[i + 1] - key_times[i - 1])
     seg = np.clip(np.searchsorted(key_times, t, side="right") - 1, 0, n - 2)
     h = key_times[seg + 1] - key_times[seg]
-    s = ((t - key_times[seg]) / h)[:, None]
-    s2, s3 = s * s, s * s * s
-    return ((2 * s3 - 3 * s2 + 1) * keys[seg] + (s3 - 2 * s2 + s) * h[:, None] * slopes[seg]
-            + (-2 * s3 + 3 * s2) * keys[seg + 1] + (s3 - s2) * h[:, None] * slopes[seg + 1])
+    position, _velocity, _acceleration = hermite_basis((t - key_times[seg]) / h, h)
+    controls = np.stack([keys[seg], slopes[seg], keys[seg + 1], slopes[seg + 1]], axis=1)
+    return np.einsum("nk,nkd->nd", position, controls)
 
 
 def rock_onto_flat(targets, schedule, times, half_foot, strike, flat_after):

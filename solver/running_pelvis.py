@@ -23,6 +23,7 @@ import numpy as np
 
 from .character import GRAVITY
 from .running import RunningError, RunningParameters, flight_height
+from .spline import hermite_basis
 
 MID_SUPPORT_FORWARD = 0.8  # x at mid-support: 0.8 of the average forward position (§3.2)
 ANKLE_FROM_HEEL = 0.25  # of the foot's length
@@ -99,10 +100,10 @@ class StepConstraints:
 
 
 def _hermite(s, h, p0, v0, p1, v1):
-    s2, s3 = s * s, s * s * s
-    value = (2 * s3 - 3 * s2 + 1) * p0 + (s3 - 2 * s2 + s) * h * v0 + (-2 * s3 + 3 * s2) * p1 + (s3 - s2) * h * v1
-    slope = ((6 * s2 - 6 * s) * p0 + (3 * s2 - 4 * s + 1) * h * v0 + (-6 * s2 + 6 * s) * p1 + (3 * s2 - 2 * s) * h * v1) / h
-    return value, slope
+    """Value and slope of the cubic Hermite piece with ends p0, p1 and slopes v0, v1 over duration h."""
+    position, velocity, _acceleration = hermite_basis(s, h)
+    controls = np.stack(np.broadcast_arrays(p0, v0, p1, v1), axis=-1)
+    return (position * controls).sum(axis=-1), (velocity * controls).sum(axis=-1)
 
 
 def _mid_support(y1, y2, height, bounciness):

@@ -104,7 +104,8 @@ def _sampling(schedule, per_segment):
 def _derive_sampling(schedule, per_segment):
     lay = layout(schedule)
     times, seg, dt, support_times = schedule.sample_times(per_segment)
-    fraction = np.tile(np.arange(per_segment + 1) / per_segment, schedule.segments)  # the samples' own
+    # Each sample's fraction of its segment, exactly as laid out: the same for every segment.
+    fraction = np.tile(np.arange(per_segment + 1) / per_segment, schedule.segments)
     cp, _cv, ca = hermite_basis(fraction, np.diff(schedule.knot_times)[seg])
     return lay, times, dt, cp, ca, schedule.active_footprints(support_times)
 
@@ -230,7 +231,8 @@ class Problem:
         cp, _cv, ca = hermite_basis(np.arange(per) / (per - 1), 1.0)
         weights = np.stack([cp, ca])  # (2, per, 4)
         h = self.h[:, None]
-        scale = np.stack([np.hstack([h ** 0, h, h ** 0, h]), np.hstack([h ** -2, 1.0 / h, h ** -2, 1.0 / h])])
+        one = np.ones_like(h)
+        scale = np.stack([np.hstack([one, h, one, h]), np.hstack([h ** -2, 1.0 / h, h ** -2, 1.0 / h])])
         pair_weights = (weights[:, None, :, :, None] * weights[None, :, :, None, :]).reshape(2, 2, per, 16)
         pair_scale = scale[:, None, :, :, None] * scale[None, :, :, None, :]
         return (g_both, offset, mapped, hermite, hermite.reshape(n_seg, 2 * per, 4), weights, pair_weights,
@@ -419,9 +421,11 @@ class Problem:
         state (of the assembly's segments and states: by default all of them).
 
         Each sample's residual depends on its COM position and acceleration only, and those are fixed
-        Hermite combinations of its segment's controls: the analytic derivatives carry over exactly. One
-        product per segment, over the rows of all its samples, gives [J r]^T [J r]: J^T J, J^T r and r^T r
-        at once; the controls are the segment's two free states (or a fixed map of them, next to a flight).
+        Hermite combinations of its segment's controls: the analytic derivatives carry over exactly. Per
+        sample, J^T J and J^T r in its own position and acceleration; summed onto the segment's controls
+        with the Hermite weights, which are the same for every segment up to a scale per control, in one
+        product for all segments; the controls are the segment's two free states (or a fixed map of them,
+        next to a flight).
         """
         a = self.assembly if assembly is None else assembly
         rows = None if a is self.assembly else a.samples

@@ -143,9 +143,8 @@ def leg_targets(schedule, character, times, hips, terrain=None, footprint_rotati
     position = np.ascontiguousarray(by_time(position))
     rotation = np.ascontiguousarray(by_time(rotation))
     _retract_in_flight(position, hips, times, schedule, character)
-    contact = by_time(on).copy()
     _keep_within_reach(position, rotation, hips, ~by_time(standing), character, half)
-    return LegTargets(position, rotation, by_time(beta).copy(), contact,
+    return LegTargets(position, rotation, by_time(beta).copy(), by_time(on).copy(),
                       by_time(np.where(on, footprint_of[k], -1)).copy())
 
 

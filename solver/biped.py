@@ -126,7 +126,7 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None) -> Motio
                     targets.toe_pivot, targets.contact, targets.footprint, ch, track=tr)
     ground = _ground(problem, part, times, com, terrain)
     motion.report = quality_report(motion, sched, footprint_rotations, ground,
-                                   ch.com_clearance * ch.leg_length_nominal)
+                                   ch.com_clearance * ch.leg_length_nominal, terrain)
     return motion
 
 

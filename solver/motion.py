@@ -66,7 +66,8 @@ def support_points(motion: Motion):
     return np.where((motion.toe_pivot > 0.0)[..., None], toe, motion.feet)
 
 
-def quality_report(motion: Motion, schedule, footprint_rotations, ground_height, clearance_required) -> dict:
+def quality_report(motion: Motion, schedule, footprint_rotations, ground_height, clearance_required,
+                   terrain=None) -> dict:
     """Measures of physical and visual plausibility, on the sampled motion itself.
 
     - non_physical_force: |F - proj(F)| / (m g) at each sample (physics.py), mean and peak;
@@ -74,6 +75,8 @@ def quality_report(motion: Motion, schedule, footprint_rotations, ground_height,
       largest hip-to-mid-foot distance while the foot is off the ground (swing_max);
     - com_clearance: lowest COM height above the ground, against the required clearance;
     - stance_slip: the largest movement of a stance foot's toe from its footprint's toe (metres);
+    - feet_below_ground: the deepest any foot's heel, mid-foot or toe goes below the ground (metres, 0 when
+      none): the terrain, or without one the footprints the foot stands on, left or lands on;
     - flight: the largest deviation of the COM's vertical acceleration from -g, and the largest horizontal
       acceleration, as fractions of g, over samples inside flight phases.
     """
@@ -113,6 +116,7 @@ def quality_report(motion: Motion, schedule, footprint_rotations, ground_height,
         "leg_length": leg_report,
         "com_clearance": {"min": float(clearance.min()), "required": float(clearance_required)},
         "stance_slip": float(slip.max()) if slip.size else 0.0,
+        "feet_below_ground": _feet_below_ground(motion, schedule, terrain, half),
         "flight": {
             "samples": int(in_flight.sum()),
             "vertical_acceleration_error": float(np.abs(a[in_flight, 2] + GRAVITY).max() / GRAVITY) if in_flight.any() else 0.0,
@@ -120,3 +124,21 @@ def quality_report(motion: Motion, schedule, footprint_rotations, ground_height,
         },
     }
 
+
+def _feet_below_ground(motion, schedule, terrain, half):
+    fwd = motion.foot_rotation[..., :, 1]
+    points = np.stack([motion.feet - half * fwd, motion.feet, motion.feet + half * fwd])  # heel, mid, toe
+    if terrain is not None:
+        ground = terrain.heights(points[..., :2].reshape(-1, 2)).reshape(points.shape[:-1])
+    else:  # the footprint stood on, or in a swing the lower of the two it goes between (risers unknown)
+        tr, t = schedule.track, motion.times
+        ground = np.full(motion.feet.shape[:2], -np.inf)
+        for leg in range(ground.shape[1]):  # a handful of legs
+            mine = np.flatnonzero(schedule.leg_of_footprint == leg)
+            if mine.size:
+                before = np.clip(np.searchsorted(tr.contact[mine], t, side="right") - 1, 0, len(mine) - 1)
+                after = np.minimum(before + 1, len(mine) - 1)
+                z = tr.positions[mine, 2]
+                standing = (t < tr.liftoff[mine][before]) | (t < tr.contact[mine][0])
+                ground[:, leg] = np.where(standing, z[before], np.minimum(z[before], z[after]))
+    return float(max(np.max(ground - points[..., 2]), 0.0))

@@ -81,6 +81,7 @@ def test_bake_keeps_stance_feet_still_and_body_on_the_com_path(addon, rig_scene)
     assert lines[0].startswith("Non-physical force: mean") and any("Stance slip" in line for line in lines)
     swing = motion.report["leg_length"]["L"]["swing_max"]
     assert any(line.startswith("Leg L:") and f"swing up to {swing:.3f}" in line for line in lines)
+    assert f"Feet below ground: {motion.report['feet_below_ground'] * 1000:.2f} mm" in lines
 
 
 def test_bake_on_a_moved_rotated_scaled_rig_facing_plus_y(addon, rig_scene):

@@ -13,6 +13,7 @@ from footprint_locomotion.solver.character import GRAVITY
 from footprint_locomotion.solver.motion import support_points
 from footprint_locomotion.solver.problem import Problem, Window, clear_timing_cache
 from footprint_locomotion.solver.schedule import build_schedule
+from footprint_locomotion.solver.terrain import FlatTerrain
 from footprint_locomotion.solver.track import load_track, make_track, parse_track_text
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -139,6 +140,24 @@ def test_legs_retract_in_flight(motions, name):
     # And smoothly: no foot jumps at a flight's start or end (per frame at 120 fps, well under a swing's pace).
     step = np.linalg.norm(np.diff(motion.feet, axis=0), axis=-1)
     assert step.max() < 0.12
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_no_foot_goes_below_the_ground(motions, name):
+    """Heel, mid-foot and toe of every foot, stance and swing, against the terrain (or the footprints): at
+    most 2 mm, a flat sole resting on the crest of a bump in the bumpy run."""
+    assert 0.0 <= motions[name].report["feet_below_ground"] <= 0.002
+
+
+def test_feet_below_ground_is_measured():
+    """The measure finds feet under a terrain raised 5 cm above the footprints; without a terrain, stairs'
+    risers are unknown, so a swing is held only to the lower of the two footprints it goes between."""
+    fig1 = track("fig1")
+    raised = biped.solve(fig1, terrain=FlatTerrain(0.05), fps=30.0)
+    assert raised.report["feet_below_ground"] == pytest.approx(0.05, abs=1e-9)
+    stairs = track("stairs")
+    bare = biped.solve(stairs.replace(extras={}), fps=60.0)
+    assert bare.report["feet_below_ground"] == 0.0
 
 
 def test_swing_feet_clear_the_stairs(motions):

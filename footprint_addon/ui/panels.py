@@ -107,6 +107,8 @@ def report_lines(text):
             swing = f", swing up to {leg['swing_max']:.3f}" if leg.get("swing_max") is not None else ""
             lines.append(f"Leg {foot}: {leg['min']:.3f} to {leg['max']:.3f} m{swing} (max {leg['max_allowed']:.3f})")
     lines.append(f"Stance slip: {report['stance_slip'] * 1000:.2f} mm")
+    if "feet_below_ground" in report:
+        lines.append(f"Feet below ground: {report['feet_below_ground'] * 1000:.2f} mm")
     if report["flight"]["samples"]:
         lines.append(f"Flight: vertical acceleration within {report['flight']['vertical_acceleration_error']:.1%} of g")
     return lines

@@ -100,6 +100,8 @@ class TrackProperties(bpy.types.PropertyGroup):
                              description="Draw the body's pose a little before and after the current frame")
     last_report: StringProperty(name="Quality Report", options={"HIDDEN"},
                                 description="The quality report of the last bake or preview (JSON)")
+    last_rig_report: StringProperty(name="Rig Quality Report", options={"HIDDEN"},
+                                    description="Foot skate measured on the evaluated rig (JSON)")
 
 
 class SceneProperties(bpy.types.PropertyGroup):

@@ -157,6 +157,40 @@ def _fcurves(action):
     return list(action.fcurves)
 
 
+def test_foot_skate_is_measured_on_the_evaluated_rig(addon, rig_scene):
+    """Measure on Rig: the baked feet hold still on the rig Blender evaluates; a key nudged by hand in the
+    middle of a stance shows up as skate of that foot only. The scene's frame is left where it was."""
+    scene = bpy.context.scene
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    scene.frame_set(42)
+    assert bpy.ops.footprint.measure_rig() == {"FINISHED"}
+    assert scene.frame_current == 42
+    settings = scene.footprint.active_track.footprint_track
+    report = json.loads(settings.last_rig_report)
+    assert report["frames"] > 100
+    for foot in ("L", "R"):
+        assert report["ball_skate"][foot] <= 1e-4 and report["heel_skate"][foot] <= 1e-3
+        assert report["ball_off_footprint"][foot] <= 1e-3
+    panels = sys.modules[f"{addon}.footprint_addon.ui.panels"]
+    assert any(line.startswith("On the rig, foot L: ball moves") for line in panels.rig_report_lines(settings.last_rig_report))
+    # Nudge the left foot's control 5 cm in the middle of its longest stance.
+    bake = bake_module(addon)
+    frames, motion = bake.solve_for_rig(bpy.context, scene.footprint.active_track, bake.bind(rig_scene))
+    left = motion.contact[:, 0]
+    longest = max(np.unique(motion.footprint[left, 0]), key=lambda f: (motion.footprint[:, 0] == f).sum())
+    stance = frames[motion.footprint[:, 0] == longest]
+    nudged = set(stance[len(stance) // 3: 2 * len(stance) // 3].tolist())
+    action = rig_scene.animation_data.nla_tracks["Footprints: fig1"].strips[0].action
+    curve = next(fc for fc in _fcurves(action) if fc.data_path == 'pose.bones["foot_ik.L"].location' and fc.array_index == 0)
+    for key in curve.keyframe_points:
+        if round(key.co[0]) in nudged:
+            key.co[1] += 0.05
+    curve.update()
+    assert bpy.ops.footprint.measure_rig() == {"FINISHED"}
+    report = json.loads(settings.last_rig_report)
+    assert 0.04 <= report["ball_skate"]["L"] <= 0.06 and report["ball_skate"]["R"] <= 1e-4
+
+
 def test_missing_bones_are_listed_and_nothing_is_written(addon, rig_scene):
     bpy.context.view_layer.objects.active = rig_scene
     bpy.ops.object.mode_set(mode="EDIT")

@@ -1,11 +1,13 @@
 """Baking the active track onto an armature as an NLA strip."""
 
+import json
+
 import bpy
 from bpy.props import StringProperty
 
 from ...solver import running
-from .. import bake, preview, running_bake
-from ..rigs import MissingBonesError, leg_ik
+from .. import bake, preview, rig_quality, running_bake
+from ..rigs import MissingBonesError, bind, leg_ik
 from .common import USER_ERRORS, OnActiveTrack
 
 BAKE_ERRORS = USER_ERRORS + (MissingBonesError, bake.BakeError)
@@ -50,6 +52,32 @@ class FOOTPRINT_OT_bake(OnActiveTrack, bpy.types.Operator):
         return {"FINISHED"}
 
 
+class FOOTPRINT_OT_measure_rig(OnActiveTrack, bpy.types.Operator):
+    """Step through the active track's frames and measure foot skate on the rig as Blender evaluates it
+    (after its IK and constraints): the ball and heel of each stance foot should not move"""
+
+    bl_idname = "footprint.measure_rig"
+    bl_label = "Measure on Rig"
+    bl_options = {"REGISTER", "UNDO"}
+
+    rig: StringProperty(name="Rig", description="Armature object; empty: the track's rig, or the active object")
+
+    def run(self, context, coll):
+        rig = chosen_rig(self, context, coll.footprint_track.rig)
+        if rig is None:
+            return {"CANCELLED"}
+        try:
+            binding = bind(rig)
+            frames, motion = bake.solve_for_rig(context, coll, binding)
+        except BAKE_ERRORS as exc:
+            self.report({"ERROR"}, f"{exc}: nothing measured")
+            return {"CANCELLED"}
+        report = rig_quality.measure(context, binding, motion, frames)
+        coll.footprint_track.last_rig_report = json.dumps(report)
+        worst = max(report["ball_skate"].values(), default=0.0)
+        self.report({"INFO"}, f"{rig.name}: over {report['frames']} frames the ball of a stance foot moves at "
+                              f"most {worst * 1000:.2f} mm")
+        return {"FINISHED"}
 
 
 class FOOTPRINT_OT_setup_leg_ik(bpy.types.Operator):
@@ -141,4 +169,5 @@ class FOOTPRINT_OT_run_cycle(bpy.types.Operator):
         return {"FINISHED"}
 
 
-classes = (FOOTPRINT_OT_bake, FOOTPRINT_OT_setup_leg_ik, FOOTPRINT_OT_preview, FOOTPRINT_OT_run_cycle)
+classes = (FOOTPRINT_OT_bake, FOOTPRINT_OT_measure_rig, FOOTPRINT_OT_setup_leg_ik, FOOTPRINT_OT_preview,
+           FOOTPRINT_OT_run_cycle)

@@ -54,6 +54,8 @@ class RigBinding:
     switches: dict = field(default_factory=dict)  # (bone, property) -> value keyed into the bake
     com_offset: tuple = (0.0, 0.0, 0.0)  # COM relative to the body control's head, armature space, metres
     measurements: dict = field(default_factory=dict)
+    ankles: dict = field(default_factory=dict)  # foot name -> the bone at the ankle (follows the pose)
+    balls: dict = field(default_factory=dict)  # foot name -> the bone at the ball of the foot
 
     def character(self, base: str = "human") -> Character:
         """Hips, leg lengths and foot size from the rest pose, in the solver's body frame (+Y forward)."""
@@ -107,7 +109,8 @@ def _binding(rig, mapping):
     switches = {(bone, prop): value for bone, props in mapping.get("switches", {}).items()
                 for prop, value in props.items()}
     binding = RigBinding(rig, mapping["body"], dict(mapping["feet"]), switches,
-                         tuple(mapping.get("com_offset", (0.0, 0.0, 0.0))))
+                         tuple(mapping.get("com_offset", (0.0, 0.0, 0.0))),
+                         ankles=dict(mapping["ankles"]), balls=dict(mapping["balls"]))
     binding.measurements = _measure(rig, binding, mapping)
     return binding
 

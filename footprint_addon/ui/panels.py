@@ -86,12 +86,13 @@ class FOOTPRINT_PT_rig(_FootprintsPanel, bpy.types.Panel):
         row.operator("footprint.preview", icon="HIDE_OFF")
         row.operator("footprint.preview", text="", icon="X").remove = True
         layout.operator("footprint.bake", icon="NLA_PUSHDOWN")
+        layout.operator("footprint.measure_rig", icon="DRIVER_DISTANCE")
         layout.operator("footprint.setup_leg_ik", icon="CON_KINEMATIC")
         layout.operator("footprint.run_cycle", icon="MOD_TIME")
         problem = live.errors.get(coll.name)
         if problem:
             layout.label(text=problem, icon="ERROR")
-        for line in report_lines(settings.last_report):
+        for line in report_lines(settings.last_report) + rig_report_lines(settings.last_rig_report):
             layout.label(text=line)
 
 
@@ -112,6 +113,15 @@ def report_lines(text):
     if report["flight"]["samples"]:
         lines.append(f"Flight: vertical acceleration within {report['flight']['vertical_acceleration_error']:.1%} of g")
     return lines
+
+
+def rig_report_lines(text):
+    """Lines from a rig quality report (JSON): foot skate measured on the evaluated rig."""
+    if not text:
+        return []
+    report = json.loads(text)
+    return [f"On the rig, foot {foot}: ball moves {ball * 1000:.2f} mm, heel {report['heel_skate'][foot] * 1000:.2f} mm"
+            for foot, ball in report["ball_skate"].items()]
 
 
 class FOOTPRINT_PT_running(_FootprintsPanel, bpy.types.Panel):

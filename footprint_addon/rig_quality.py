@@ -1,0 +1,56 @@
+"""Quality measured on the evaluated rig, after Blender's own constraints and IK: what the viewer sees.
+
+The solver's report measures the motion it computed; this one measures the pose Blender actually gives the
+rig, frame by frame: a foot that slides during its stance (the IK could not reach its target, a constraint
+or a hand-edited key moved it) shows here even when the solution is clean.
+"""
+
+import numpy as np
+
+
+def evaluated_heads(context, rig, bones, frames):
+    """World positions (frames, bones, 3) of the bones' heads on the evaluated rig; the scene's current
+    frame is put back afterwards."""
+    scene = context.scene
+    current, subframe = scene.frame_current, scene.frame_subframe
+    out = np.zeros((len(frames), len(bones), 3))
+    try:
+        for i, frame in enumerate(frames):
+            scene.frame_set(int(frame))
+            evaluated = rig.evaluated_get(context.evaluated_depsgraph_get())
+            matrix = np.array(evaluated.matrix_world)
+            heads = np.array([evaluated.pose.bones[name].head for name in bones])
+            out[i] = heads @ matrix[:3, :3].T + matrix[:3, 3]
+    finally:
+        scene.frame_set(current, subframe=subframe)
+    return out
+
+
+def measure(context, binding, motion, frames):
+    """Foot skate on the evaluated rig over the motion's stance phases, per foot, in metres: how far the
+    ball of the foot moves while the foot stands on one footprint (it should not move at all), how far the
+    ankle moves while the foot is also flat (heel down), and how far, seen from above, the ball is from the
+    toe of the footprint it stands on (the rig is where the footprints say)."""
+    feet = list(binding.feet)
+    bones = [binding.balls[f] for f in feet] + [binding.ankles[f] for f in feet]
+    heads = evaluated_heads(context, binding.rig, bones, frames)
+    balls, ankles = heads[:, :len(feet)], heads[:, len(feet):]
+    toes = motion.feet + 0.5 * motion.character.foot_length * motion.foot_rotation[..., :, 1]
+    report = {"frames": len(frames), "ball_skate": {}, "heel_skate": {}, "ball_off_footprint": {},
+              "unit": "metres"}
+    for leg, foot in enumerate(feet):
+        ball_skate = heel_skate = 0.0
+        standing = motion.contact[:, leg]
+        for footprint in np.unique(motion.footprint[standing, leg]):
+            on = standing & (motion.footprint[:, leg] == footprint)
+            ball_skate = max(ball_skate, _largest_move(balls[on, leg]))
+            heel_skate = max(heel_skate, _largest_move(ankles[on & (motion.toe_pivot[:, leg] == 0.0), leg]))
+        report["ball_skate"][foot] = ball_skate
+        report["heel_skate"][foot] = heel_skate
+        off = np.linalg.norm(balls[standing, leg, :2] - toes[standing, leg, :2], axis=1)
+        report["ball_off_footprint"][foot] = float(off.max()) if off.size else 0.0
+    return report
+
+
+def _largest_move(points):
+    return float(np.linalg.norm(points - points[0], axis=1).max()) if len(points) > 1 else 0.0

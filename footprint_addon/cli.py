@@ -74,12 +74,11 @@ def _bake(args):
     from . import headless
 
     try:
-        report = headless.run_job(args.scene, args.track, args.rig, args.output, args.overwrite)
+        reports = headless.run_job(args.scene, args.track, args.rig, args.output, args.overwrite, args.measure)
     except (headless.JobError,) + headless.JOB_ERRORS as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"bake: {args.track} onto {args.rig} -> {args.output} (non-physical force mean "
-          f"{report['non_physical_force']['mean']:.3f} body weight)")
+    print(f"bake: {args.track} onto {args.rig} -> {args.output} ({headless.summary(*reports)})")
     return 0
 
 
@@ -96,9 +95,8 @@ def _batch(args):
         output = job.get("output") or headless.default_output(job, args.output_dir)
         label = f"[{index}/{len(jobs)}] {job['file']} {job['track']} -> {job['rig']}"
         try:
-            report = headless.run_job(job["file"], job["track"], job["rig"], output, args.overwrite)
-            print(f"{label}: ok, {output} (non-physical force mean {report['non_physical_force']['mean']:.3f})",
-                  flush=True)
+            reports = headless.run_job(job["file"], job["track"], job["rig"], output, args.overwrite, args.measure)
+            print(f"{label}: ok, {output} ({headless.summary(*reports)})", flush=True)
         except (headless.JobError,) + headless.JOB_ERRORS as exc:
             failed += 1
             print(f"{label}: FAILED: {exc}", flush=True)
@@ -140,11 +138,13 @@ def parser():
     bake.add_argument("--rig", required=True, help="name of the armature object")
     bake.add_argument("--output", required=True, help=".blend to write")
     bake.add_argument("--overwrite", action="store_true", help="allow the output to replace the input file")
+    bake.add_argument("--measure", action="store_true", help="also measure foot skate on the evaluated rig")
     bake.set_defaults(run=_bake)
     batch = sub.add_parser("batch", help='bake many jobs: a JSON list of {"file", "track", "rig"[, "output"]}')
     batch.add_argument("jobs")
     batch.add_argument("--output-dir", help="where outputs go (default: beside each input)")
     batch.add_argument("--overwrite", action="store_true", help="allow outputs to replace input files")
+    batch.add_argument("--measure", action="store_true", help="also measure foot skate on each evaluated rig")
     batch.set_defaults(run=_batch)
     check = sub.add_parser("validate", help="check a footprint track JSON file")
     check.add_argument("track")

@@ -7,7 +7,7 @@ import os
 import bpy
 
 from ..solver.errors import FootprintError
-from . import bake
+from . import bake, rig_quality
 from .rigs import MissingBonesError
 
 JOB_ERRORS = (FootprintError, MissingBonesError, bake.BakeError, OSError, RuntimeError, KeyError)
@@ -33,8 +33,9 @@ def check_output(output, inputs, overwrite):
         raise JobError(f"{output}: would overwrite the input file (pass --overwrite to allow it)")
 
 
-def bake_current(track_name, rig_name):
-    """Bake a track of the open file onto a rig; returns the motion's quality report."""
+def bake_current(track_name, rig_name, measure=False):
+    """Bake a track of the open file onto a rig; returns the motion's quality report and, when asked to
+    measure, the foot skate measured on the evaluated rig (else None), which is also kept on the track."""
     coll = bpy.data.collections.get(track_name)
     if coll is None or not coll.footprint_track.is_track:
         tracks = [c.name for c in bpy.data.collections if c.footprint_track.is_track]
@@ -45,7 +46,7 @@ def bake_current(track_name, rig_name):
         raise JobError(f"no armature {rig_name!r} in this file (armatures: {', '.join(rigs) or 'none'})")
     bpy.context.scene.footprint.active_track = coll
     _strip, motion = bake.bake(bpy.context, coll, rig)
-    return motion.report
+    return motion.report, rig_quality.measure_track(bpy.context, coll, rig) if measure else None
 
 
 def save_copy(output):
@@ -59,13 +60,23 @@ def save_copy(output):
             os.unlink(tmp)
 
 
-def run_job(scene, track, rig, output, overwrite=False):
+def run_job(scene, track, rig, output, overwrite=False, measure=False):
+    """Bake (and optionally measure) one job and save the result; returns bake_current's reports."""
     check_output(output, [scene, bpy.data.filepath], overwrite)
     if scene:
         open_scene(scene)
-    report = bake_current(track, rig)
+    reports = bake_current(track, rig, measure)
     save_copy(output)
-    return report
+    return reports
+
+
+def summary(report, rig_report):
+    """One line: the solver's non-physical force and, when measured, the skate on the rig."""
+    text = f"non-physical force mean {report['non_physical_force']['mean']:.3f} body weight"
+    if rig_report is not None:
+        skate = ", ".join(f"{foot} {value * 1000:.2f} mm" for foot, value in rig_report["ball_skate"].items())
+        text += f"; ball skate on the rig {skate}"
+    return text
 
 
 def load_jobs(path):

@@ -5,7 +5,11 @@ rig, frame by frame: a foot that slides during its stance (the IK could not reac
 or a hand-edited key moved it) shows here even when the solution is clean.
 """
 
+import json
+
 import numpy as np
+
+from . import bake
 
 
 def evaluated_heads(context, rig, bones, frames):
@@ -54,3 +58,13 @@ def measure(context, binding, motion, frames):
 
 def _largest_move(points):
     return float(np.linalg.norm(points - points[0], axis=1).max()) if len(points) > 1 else 0.0
+
+
+def measure_track(context, coll, rig):
+    """Measure a footprint track's motion on a rig (as solved for that rig, at the scene's frames) and keep
+    the report on the track; returns it. Raises what binding and solving raise, before anything is kept."""
+    binding = bake.bind(rig)
+    frames, motion = bake.solve_for_rig(context, coll, binding)
+    report = measure(context, binding, motion, frames)
+    coll.footprint_track.last_rig_report = json.dumps(report)
+    return report

@@ -189,6 +189,15 @@ def test_foot_skate_is_measured_on_the_evaluated_rig(addon, rig_scene):
     assert bpy.ops.footprint.measure_rig() == {"FINISHED"}
     report = json.loads(settings.last_rig_report)
     assert 0.04 <= report["ball_skate"]["L"] <= 0.06 and report["ball_skate"]["R"] <= 1e-4
+    # Bad input: no such rig, or an armature without the bones: an error, and the last report stays.
+    kept = settings.last_rig_report
+    with pytest.raises(RuntimeError, match="ghost is not an armature"):
+        bpy.ops.footprint.measure_rig(rig="ghost")
+    plain = bpy.data.objects.new("plain", bpy.data.armatures.new("plain"))
+    scene.collection.objects.link(plain)
+    with pytest.raises(RuntimeError, match="armature 'plain' .* is missing bones: .*nothing measured"):
+        bpy.ops.footprint.measure_rig(rig="plain")
+    assert settings.last_rig_report == kept and scene.frame_current == 42
 
 
 def test_missing_bones_are_listed_and_nothing_is_written(addon, rig_scene):

@@ -95,12 +95,15 @@ def digest(path):
 def test_bake_command_writes_a_new_file_and_leaves_the_input(fig1_scene, tmp_path):
     before = digest(fig1_scene)
     out = tmp_path / "baked.blend"
-    proc = run_cli("bake", str(fig1_scene), "--track", "fig1", "--rig", "rig", "--output", str(out))
+    proc = run_cli("bake", str(fig1_scene), "--track", "fig1", "--rig", "rig", "--output", str(out), "--measure")
     assert proc.returncode == 0, proc.stderr[-1500:]
     assert digest(fig1_scene) == before
+    assert "ball skate on the rig L " in proc.stdout  # measured on the evaluated rig, after the bake
     bpy.ops.wm.open_mainfile(filepath=str(out))
     tracks = [t.name for t in bpy.data.objects["rig"].animation_data.nla_tracks]
     assert tracks == ["Footprints: fig1"]
+    rig_report = json.loads(bpy.data.collections["fig1"].footprint_track.last_rig_report)  # saved with it
+    assert max(rig_report["ball_skate"].values()) <= 1e-4 and rig_report["frames"] > 100
     assert not list(tmp_path.glob("*.part.blend"))
 
 

@@ -1,13 +1,11 @@
 """Baking the active track onto an armature as an NLA strip."""
 
-import json
-
 import bpy
 from bpy.props import StringProperty
 
 from ...solver import running
 from .. import bake, preview, rig_quality, running_bake
-from ..rigs import MissingBonesError, bind, leg_ik
+from ..rigs import MissingBonesError, leg_ik
 from .common import USER_ERRORS, OnActiveTrack
 
 BAKE_ERRORS = USER_ERRORS + (MissingBonesError, bake.BakeError)
@@ -67,13 +65,10 @@ class FOOTPRINT_OT_measure_rig(OnActiveTrack, bpy.types.Operator):
         if rig is None:
             return {"CANCELLED"}
         try:
-            binding = bind(rig)
-            frames, motion = bake.solve_for_rig(context, coll, binding)
+            report = rig_quality.measure_track(context, coll, rig)
         except BAKE_ERRORS as exc:
             self.report({"ERROR"}, f"{exc}: nothing measured")
             return {"CANCELLED"}
-        report = rig_quality.measure(context, binding, motion, frames)
-        coll.footprint_track.last_rig_report = json.dumps(report)
         worst = max(report["ball_skate"].values(), default=0.0)
         self.report({"INFO"}, f"{rig.name}: over {report['frames']} frames the ball of a stance foot moves at "
                               f"most {worst * 1000:.2f} mm")

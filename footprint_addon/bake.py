@@ -15,6 +15,7 @@ import numpy as np
 
 from ..solver import biped
 from ..solver.orientation import rotation_matrices
+from ..solver.track import frame_count
 from ..solver.transforms import quaternion_from_matrix, rotation_z
 from . import animation, scene_clock, scene_io
 from .rigs import bind
@@ -30,6 +31,7 @@ RIG_KEY = "footprint_rig"
 def frame_times(scene, schedule_start, schedule_end):
     """Integer frames covering the track, and their exact times in the track's seconds."""
     rate = scene_clock.fps(scene)
+    frame_count(schedule_start, schedule_end, rate)  # refuses a track too long to sample, before allocating
     first = int(np.ceil(scene.frame_start + schedule_start * rate - 1e-9))
     last = int(np.floor(scene.frame_start + schedule_end * rate + 1e-9))
     frames = np.arange(first, last + 1)

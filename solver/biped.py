@@ -17,7 +17,7 @@ from .motion import Motion, quality_report
 from .optimize import greedy_descent, levenberg_marquardt
 from .problem import Problem, Weights, Window
 from .terrain import terrain_from_json
-from .track import Track
+from .track import Track, frame_count
 
 METHODS = {"lm": levenberg_marquardt, "greedy": greedy_descent}
 
@@ -69,6 +69,9 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
     started = time.perf_counter()
     items = [(t,) + resolve(t, c, g) for t, c, g in zip(tracks, characters, terrains)]
     problem = Problem(items, weights)
+    for part, t in zip(problem.parts, times):  # a track too long to sample fails before it is solved
+        if t is None:
+            frame_count(part.schedule.start, part.schedule.end, fps)
     start = None
     if warm is not None and np.shape(warm) == (problem.n_free, 6) and method == "lm":
         start = np.asarray(warm, dtype=float)
@@ -113,8 +116,7 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None) -> Motio
     sched, ch, terrain = part.schedule, part.character, part.terrain
     tr = sched.track
     if times is None:
-        count = int(np.floor((sched.end - sched.start) * fps + 1e-9)) + 1
-        times = sched.start + np.arange(count) / fps
+        times = sched.start + np.arange(frame_count(sched.start, sched.end, fps)) / fps
     times = np.clip(np.asarray(times, dtype=float), sched.start, sched.end)
     com, vel, acc = spline.evaluate(part.layout, free, times)
     yaw, pitch, roll = orientation.body_angles(times, tr, ch, acc)

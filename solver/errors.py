@@ -13,6 +13,11 @@ class NonFiniteError(FootprintError):
     """A footprint holds NaN or infinity."""
 
 
+class RangeError(FootprintError):
+    """A number far outside what a motion can be made of: a position beyond MAX_DISTANCE, a time beyond
+    MAX_SECONDS, or more frames to sample than MAX_FRAMES (track.py)."""
+
+
 class TimingError(FootprintError):
     """A footprint's lift-off is not after its contact."""
 

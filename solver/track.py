@@ -14,11 +14,16 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .character import ALL_FEET, character_from_json
-from .errors import FootprintError, NonFiniteError, OverlapError, TimingError, TrackFormatError, UnknownFootError
+from .errors import (FootprintError, NonFiniteError, OverlapError, RangeError, TimingError, TrackFormatError,
+                     UnknownFootError)
 
 FORMAT_NAME = "footprint-track"
 FORMAT_VERSION = 1
 MAX_FOOTPRINTS = 100_000
+MAX_DISTANCE = 1e6  # metres from the origin (1000 km): beyond, a position is a mistake, and float32 in
+# Blender has long stopped resolving millimetres
+MAX_SECONDS = 1e6  # seconds from time 0 (11.5 days)
+MAX_FRAMES = 1_000_000  # samples of one motion (4.6 hours at 60 fps): beyond, memory runs out
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,14 @@ def validate(track: Track, allowed_feet=ALL_FEET, labels=None) -> Track:
         bad = np.flatnonzero(~np.isfinite(arr).all(axis=1))
         if bad.size:
             raise NonFiniteError(f"{name(bad[0])}: {field_name} is not a finite number")
+    for field_name, limit, unit in (("position", MAX_DISTANCE, "m"), ("contact", MAX_SECONDS, "s"),
+                                    ("liftoff", MAX_SECONDS, "s")):
+        bad = np.flatnonzero((np.abs(values[field_name]) > limit).any(axis=1))
+        if bad.size:
+            value = values[field_name][bad[0]]
+            shown = value[np.argmax(np.abs(value))]
+            raise RangeError(f"{name(bad[0])}: {field_name} {shown:.4g} {unit} is beyond the limit of "
+                             f"{limit:.0e} {unit}")
     unknown = np.flatnonzero(~np.isin(track.feet, list(allowed_feet)))
     if unknown.size:
         i = unknown[0]
@@ -219,3 +232,13 @@ def dumps(doc: dict) -> str:
     lines = [json.dumps(fp, allow_nan=False) for fp in doc.get("footprints", [])]
     text = json.dumps(head, indent=2, allow_nan=False)[:-2]
     return text + ',\n  "footprints": [\n    ' + ",\n    ".join(lines) + "\n  ]\n}\n"
+
+
+def frame_count(start: float, end: float, fps: float) -> int:
+    """How many frames at fps sample [start, end]; a RangeError when that is more than MAX_FRAMES (say a
+    footprint that stands for days), before anything that size is allocated."""
+    count = math.floor((end - start) * fps + 1e-9) + 1
+    if count > MAX_FRAMES:
+        raise RangeError(f"the track lasts {end - start:.4g} s: at {fps:g} fps that is {count:,} frames, more than "
+                         f"the limit of {MAX_FRAMES:,}")
+    return count

@@ -36,6 +36,9 @@ BAD_FILES = {
     "unknown_preset": (json.dumps({**GOOD, "character": "elephant"}), "unknown character preset 'elephant'"),
     "unknown_foot": (variant({(1, "foot"): "X"}), "footprint 1: unknown foot 'X'"),
     "missing_field": (json.dumps({**GOOD, "footprints": [{"foot": "L"}]}), "footprint 0: missing field 'position'"),
+    "absurd_position": (variant({(2, "position"): [3e9, 0.0, 0.0]}),
+                        "footprint 2: position 3e+09 m is beyond the limit of 1e+06 m"),
+    "absurd_time": (variant({(2, "liftoff"): 5e7}), "footprint 2: liftoff 5e+07 s is beyond the limit of 1e+06 s"),
 }
 
 

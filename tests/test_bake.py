@@ -200,6 +200,19 @@ def test_foot_skate_is_measured_on_the_evaluated_rig(addon, rig_scene):
     assert settings.last_rig_report == kept and scene.frame_current == 42
 
 
+def test_a_track_too_long_to_bake_is_refused_and_nothing_written(addon, rig_scene):
+    """A footprint standing for ten days is a valid track, but at the scene's 24 fps it would be 2e7
+    frames: the bake refuses, naming the size, before allocating them, and the scene stays as it was."""
+    coll = bpy.context.scene.footprint.active_track
+    last = max((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.liftoff)
+    last.footprint.liftoff = 9e5
+    bpy.ops.ed.undo_push(message="long stance")
+    before = snapshot()
+    with pytest.raises(RuntimeError, match=r"the track lasts .* frames, more than the limit of 1,000,000: nothing baked"):
+        bpy.ops.footprint.bake(rig="rig")
+    assert snapshot() == before
+
+
 def test_missing_bones_are_listed_and_nothing_is_written(addon, rig_scene):
     bpy.context.view_layer.objects.active = rig_scene
     bpy.ops.object.mode_set(mode="EDIT")

@@ -228,6 +228,8 @@ ERROR_CASES = [
     ({(3, "heading"): float("nan")}, errors.NonFiniteError, "footprint 3: heading is not a finite number"),
     ({(4, "position"): [0.0, float("inf"), 0.0]}, errors.NonFiniteError, "footprint 4: position"),
     ({(5, "foot"): "LF"}, errors.UnknownFootError, "footprint 5: unknown foot 'LF'"),
+    ({(6, "position"): [0.0, 1e12, 0.0]}, errors.RangeError, "footprint 6: position 1e\\+12 m is beyond the limit"),
+    ({(0, "contact"): -2e6}, errors.RangeError, "footprint 0: contact -2e\\+06 s is beyond the limit"),
 ]
 
 
@@ -243,6 +245,16 @@ def test_invalid_tracks_raise_the_documented_error(changes, kind, message):
     bad = good.replace(contact=np.where(np.arange(12) == 2, 0.1, good.contact))
     with pytest.raises(errors.OverlapError, match="footprint 2"):
         biped.solve(bad)
+
+
+def test_a_track_too_long_to_sample_is_refused_before_allocating():
+    """A footprint standing for ten days at 60 fps would be 5e7 frames: a RangeError naming the size."""
+    fig1 = track("fig1")
+    last = int(np.argmax(fig1.liftoff))
+    long_ = fig1.replace(liftoff=np.where(np.arange(len(fig1)) == last, 9e5, fig1.liftoff))
+    with pytest.raises(errors.RangeError, match=r"the track lasts 9e\+05 s: at 60 fps that is 54,000,0\d\d frames, "
+                                                r"more than the limit of 1,000,000"):
+        biped.solve(long_)
 
 
 def test_unknown_preset_is_named():

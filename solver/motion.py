@@ -72,7 +72,8 @@ def quality_report(motion: Motion, schedule, footprint_rotations, ground_height,
 
     - non_physical_force: |F - proj(F)| / (m g) at each sample (physics.py), mean and peak;
     - leg_length: per leg, min and max hip-to-support distance while in stance, against l_max, and the
-      largest hip-to-mid-foot distance while the foot is off the ground (swing_max);
+      largest hip-to-mid-foot distance while the foot is not on a footprint (swing_max: swinging, or at
+      its rest place before the first footprint or after the last);
     - com_clearance: lowest COM height above the ground, against the required clearance;
     - stance_slip: the largest movement of a stance foot's toe from its footprint's toe (metres);
     - feet_below_ground: the deepest any foot's heel, mid-foot or toe goes below the ground (metres, 0 when

@@ -114,6 +114,23 @@ def _forward(headings):
     return np.stack([-np.sin(headings), np.cos(headings), np.zeros_like(headings)], axis=-1)
 
 
+def _knot_centres(schedule):
+    """(K, 3): per knot, the mean position of the footprints stood on then, or where no foot is down (a
+    flight starts, the motion ends) of those just left. Sorted searches: a long track costs O((K + F)
+    log F), never K x F."""
+    tr, t = schedule.track, schedule.knot_times
+    active = schedule.active_footprints(t)
+    on = active >= 0
+    centres = (tr.positions[np.maximum(active, 0)] * on[..., None]).sum(axis=1) / np.maximum(on.sum(axis=1), 1)[:, None]
+    by_lift = np.argsort(tr.liftoff, kind="stable")
+    summed = np.concatenate([np.zeros((1, 3)), np.cumsum(tr.positions[by_lift], axis=0)])
+    first = np.searchsorted(tr.liftoff[by_lift], t - 1e-9, side="left")
+    stop = np.searchsorted(tr.liftoff[by_lift], t + 1e-9, side="right")
+    left = ~on.any(axis=1)  # every knot is a contact, or a lift-off: someone stands, or has just left
+    centres[left] = (summed[stop[left]] - summed[first[left]]) / (stop[left] - first[left])[:, None]
+    return centres
+
+
 class Problem:
     def __init__(self, items, weights: Weights = Weights(), per_segment: int = SAMPLES_PER_SEGMENT):
         """items: (track, character, terrain or None) triples."""
@@ -279,23 +296,9 @@ class Problem:
         free = np.zeros((self.n_free, 6))
         for part in self.parts:
             sched, char = part.schedule, part.character
-            tr = sched.track
-            knot_times = sched.knot_times
-            active = sched.active_footprints(knot_times)
-            on = active >= 0
-            # A knot where no foot is down (a flight starts) sits above the footprints just left.
-            just_left = np.abs(tr.liftoff[None, :] - knot_times[:, None]) < 1e-9
-            weights = np.zeros((len(knot_times), len(tr)))
-            rows, legs_ = np.nonzero(on)
-            weights[rows, active[rows, legs_]] = 1.0
-            weights[~on.any(axis=1)] = just_left[~on.any(axis=1)]
-            empty = weights.sum(axis=1) == 0
-            nearest = np.argmin(np.abs(tr.contact[None, :] - knot_times[:, None]), axis=1)
-            weights[empty, nearest[empty]] = 1.0
-            centre = weights @ tr.positions / weights.sum(axis=1, keepdims=True)
             height = char.leg_length_nominal - char.hip_offsets[:, 2].mean()
-            states = np.zeros((len(knot_times), 6))
-            states[:, :3] = centre + [0.0, 0.0, height]
+            states = np.zeros((len(sched.knot_times), 6))
+            states[:, :3] = _knot_centres(sched) + [0.0, 0.0, height]
             keep = np.concatenate([[True], ~sched.flight])  # knots that are free states
             free[part.free] = states[keep]
         return free

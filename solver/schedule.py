@@ -99,14 +99,16 @@ def _timing(key):
     contact, liftoff, feet = contact[order], liftoff[order], feet[order]
     leg_of = np.array([names.index(f) for f in feet], dtype=int)
     start, end = contact.min(), liftoff.max()
+    sorted_contact, sorted_liftoff = np.sort(contact), np.sort(liftoff)
+
+    def standing(t):  # how many footprints are under foot at times t: contact <= t < liftoff
+        return (np.searchsorted(sorted_contact, t, side="right") - np.searchsorted(sorted_liftoff, t, side="right"))
+
     # A lift-off starts a flight when no footprint is under foot just after it.
     lifts = np.unique(liftoff[liftoff < end])
-    on_after = (contact[None, :] <= lifts[:, None]) & (lifts[:, None] < liftoff[None, :])
-    flight_starts = lifts[~on_after.any(axis=1)]
+    flight_starts = lifts[standing(lifts) == 0]
     knots = np.unique(np.concatenate([contact, flight_starts, [start, end]]))
-    mid = 0.5 * (knots[:-1] + knots[1:])
-    supported = ((contact[None, :] <= mid[:, None]) & (mid[:, None] < liftoff[None, :])).any(axis=1)
-    flight = ~supported
+    flight = standing(0.5 * (knots[:-1] + knots[1:])) == 0
     intervals = np.stack([knots[:-1][flight], knots[1:][flight]], axis=1)
     result = (order, leg_of, knots, flight, intervals)
     for array in result:

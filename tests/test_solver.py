@@ -11,6 +11,7 @@ from footprint_locomotion.solver import (biped, blocktridiag, character, errors,
                                          physics, timing)
 from footprint_locomotion.solver.character import GRAVITY
 from footprint_locomotion.solver.motion import support_points
+from footprint_locomotion.solver import problem as problem_module
 from footprint_locomotion.solver.problem import Problem, Window, clear_timing_cache
 from footprint_locomotion.solver.schedule import build_schedule
 from footprint_locomotion.solver.terrain import FlatTerrain
@@ -255,6 +256,28 @@ def test_a_track_too_long_to_sample_is_refused_before_allocating():
     with pytest.raises(errors.RangeError, match=r"the track lasts 9e\+05 s: at 60 fps that is 54,000,0\d\d frames, "
                                                 r"more than the limit of 1,000,000"):
         biped.solve(long_)
+
+
+def test_a_long_track_is_scheduled_and_started_in_linear_memory():
+    """20,000 footprints: the contact schedule and the optimiser's starting knots take sorted searches, not
+    a table of every knot against every footprint (which would be 20,000 x 20,000 = 3.2 GB of floats)."""
+    import tracemalloc
+
+    human = character.preset("human")
+    n = 20_000
+    positions = np.stack([0.1 * (-1.0) ** (np.arange(n) + 1), 0.7 * np.arange(n), np.zeros(n)], axis=1)
+    contact, liftoff = timing.timing_for_sequence(positions, "walk", human.time_unit, human.leg_length_nominal)
+    long_walk = make_track(np.array(["L", "R"])[np.arange(n) % 2], positions, np.zeros(n), contact, liftoff)
+    clear_timing_cache()
+    tracemalloc.start()
+    schedule = build_schedule(long_walk, human)
+    centres = problem_module._knot_centres(schedule)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert len(centres) == len(schedule.knot_times) > n
+    assert peak < 64 * 2**20
+    # The knots sit above their footprints: the first above the first footprint, the last above the last.
+    assert np.allclose(centres[0], positions[0]) and np.allclose(centres[-1], positions[-1])
 
 
 def test_unknown_preset_is_named():

@@ -60,6 +60,8 @@ def delete(track: Track, selected, close_gap: bool = False) -> Track:
     order = track.time_order()
     times = track.contact[order]
     step = np.append(np.diff(times), 0.0)  # the last footprint has no next footfall
-    removed_times, removed_steps = times[selected[order]], step[selected[order]]
-    shift = (removed_steps[None, :] * (removed_times[None, :] < kept.contact[:, None])).sum(axis=1)
+    removed_times, removed_steps = times[selected[order]], step[selected[order]]  # in time order
+    # Each kept footprint moves by the steps of all removed ones that touched down before it.
+    before = np.searchsorted(removed_times, kept.contact, side="left")
+    shift = np.concatenate([[0.0], np.cumsum(removed_steps)])[before]
     return kept.replace(contact=kept.contact - shift, liftoff=kept.liftoff - shift)

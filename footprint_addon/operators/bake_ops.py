@@ -21,19 +21,25 @@ def chosen_rig(op, context, fallback=None):
     return rig
 
 
-class FOOTPRINT_OT_bake(OnActiveTrack, bpy.types.Operator):
+class OnTrackAndRig(OnActiveTrack):
+    """Mixin for operators on the active track and a rig: the armature named, else the track's rig, else the
+    active object; run_on_rig(context, track, rig) does the work."""
+
+    rig: StringProperty(name="Rig", description="Armature object; empty: the track's rig, or the active object")
+
+    def run(self, context, coll):
+        rig = chosen_rig(self, context, coll.footprint_track.rig)
+        return {"CANCELLED"} if rig is None else self.run_on_rig(context, coll, rig)
+
+
+class FOOTPRINT_OT_bake(OnTrackAndRig, bpy.types.Operator):
     """Solve the active footprint track for an armature and bake it into an NLA strip named after the track"""
 
     bl_idname = "footprint.bake"
     bl_label = "Bake Footprints to Rig"
     bl_options = {"REGISTER", "UNDO"}
 
-    rig: StringProperty(name="Rig", description="Armature object; empty: the track's rig, or the active object")
-
-    def run(self, context, coll):
-        rig = chosen_rig(self, context, coll.footprint_track.rig)
-        if rig is None:
-            return {"CANCELLED"}
+    def run_on_rig(self, context, coll, rig):
         wm = context.window_manager
         wm.progress_begin(0, 100)
         try:
@@ -50,7 +56,7 @@ class FOOTPRINT_OT_bake(OnActiveTrack, bpy.types.Operator):
         return {"FINISHED"}
 
 
-class FOOTPRINT_OT_measure_rig(OnActiveTrack, bpy.types.Operator):
+class FOOTPRINT_OT_measure_rig(OnTrackAndRig, bpy.types.Operator):
     """Step through the active track's frames and measure foot skate on the rig as Blender evaluates it
     (after its IK and constraints): the ball and heel of each stance foot should not move"""
 
@@ -58,12 +64,7 @@ class FOOTPRINT_OT_measure_rig(OnActiveTrack, bpy.types.Operator):
     bl_label = "Measure on Rig"
     bl_options = {"REGISTER", "UNDO"}
 
-    rig: StringProperty(name="Rig", description="Armature object; empty: the track's rig, or the active object")
-
-    def run(self, context, coll):
-        rig = chosen_rig(self, context, coll.footprint_track.rig)
-        if rig is None:
-            return {"CANCELLED"}
+    def run_on_rig(self, context, coll, rig):
         try:
             report = rig_quality.measure_track(context, coll, rig)
         except BAKE_ERRORS as exc:
@@ -99,7 +100,7 @@ class FOOTPRINT_OT_setup_leg_ik(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class FOOTPRINT_OT_preview(OnActiveTrack, bpy.types.Operator):
+class FOOTPRINT_OT_preview(OnTrackAndRig, bpy.types.Operator):
     """Preview the solved motion on a rig without baking: animated target empties the rig follows through
     constraints the tool adds; Remove takes exactly those away again"""
 
@@ -107,13 +108,9 @@ class FOOTPRINT_OT_preview(OnActiveTrack, bpy.types.Operator):
     bl_label = "Preview on Rig"
     bl_options = {"REGISTER", "UNDO"}
 
-    rig: StringProperty(name="Rig", description="Armature object; empty: the active object")
     remove: bpy.props.BoolProperty(name="Remove", default=False, description="Remove the preview instead")
 
-    def run(self, context, coll):
-        rig = chosen_rig(self, context, coll.footprint_track.rig)
-        if rig is None:
-            return {"CANCELLED"}
+    def run_on_rig(self, context, coll, rig):
         if self.remove:
             if not preview.remove(coll, rig):
                 self.report({"WARNING"}, f"No preview of {coll.name!r} on {rig.name}")

@@ -75,16 +75,17 @@ def rig_character(binding, base="human"):
                                ankle_reach=character.ankle_reach * scale)
 
 
-def solve_for_rig(context, coll, binding, warm=None, changed=None):
-    """The track solved for the rig's own proportions, sampled at the scene's frames (warm and changed:
-    see biped.solve)."""
+def solve_for_rig(context, coll, binding, previous=None, changed=None):
+    """The track solved for the rig's own proportions, sampled at the scene's frames; from the previous
+    motion's solution and around the changed span of seconds, when given (see biped.solve)."""
     track = scene_io.read_track(coll)
     character = rig_character(binding, coll.footprint_track.character)
     # The motion spans first contact to last lift-off (the schedule's bounds; the solve validates).
     if len(track) == 0:
         raise BakeError(f"track {coll.name!r} has no footprints")
     frames, times = frame_times(context.scene, float(track.contact.min()), float(track.liftoff.max()))
-    motion = biped.solve(track, character, times=times, warm=warm, changed=changed)
+    warm = None if previous is None else previous.solution
+    motion = biped.solve(track, character, times=times, warm=warm, changed=changed, previous=previous)
     return frames, motion
 
 

@@ -38,8 +38,7 @@ def changed_span(before, after):
 
 
 _last = {}  # track name -> the footprints as last solved
-_solutions = {}  # track name -> the last solution, to warm-start the next re-solve
-_motions = {}  # track name -> the last motion, for the viewport overlay
+_motions = {}  # track name -> the last motion: the overlay draws it, the next re-solve starts from it
 
 
 def last_motion(name):
@@ -74,9 +73,8 @@ def flush(context):
         if _last.get(name) == current:
             continue  # an update that changed nothing the solver reads (selection, our own writes)
         try:
-            motion = preview.refresh(context, coll, coll.footprint_track.rig, _solutions.get(name),
+            motion = preview.refresh(context, coll, coll.footprint_track.rig, _motions.get(name),
                                      changed_span(_last.get(name), current))
-            _solutions[name] = motion.solution
         except (ValueError, RuntimeError) as exc:  # an invalid edit mid-drag: keep the last good preview
             errors[name] = str(exc)
             continue
@@ -90,7 +88,7 @@ def flush(context):
 
 
 def _forget():
-    for state in (_dirty, _last, _solutions, _motions, errors):
+    for state in (_dirty, _last, _motions, errors):
         state.clear()
 
 

@@ -49,12 +49,12 @@ def _keys(binding, motion, rest, track_name):
     return keys, body_rot[0].T @ (body_pos[0] - motion.com[0])  # the same at every frame: a rest offset
 
 
-def refresh(context, track, rig, warm=None, changed=None):
-    """Re-solve (from warm, when given; around the changed span of seconds, when given) and rewrite the
-    existing preview's keys in place; falls back to a new preview when there is none or the frames
-    changed. Returns the motion."""
+def refresh(context, track, rig, previous=None, changed=None):
+    """Re-solve (from the previous motion, when given; around the changed span of seconds, when given) and
+    rewrite the existing preview's keys in place; falls back to a new preview when there is none or the
+    frames changed. Returns the motion."""
     binding = bind(rig)
-    frames, motion = bake.solve_for_rig(context, track, binding, warm, changed)
+    frames, motion = bake.solve_for_rig(context, track, binding, previous, changed)
     keys, body_offset = _keys(binding, motion, bake.world_rest(binding), track.name)
     empties = {name: bpy.data.objects.get(name) for name in keys}
     done = all(e is not None and e.get(OWNER_KEY) == track.name and e.animation_data and e.animation_data.action

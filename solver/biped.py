@@ -31,15 +31,18 @@ def resolve(track: Track, character=None, terrain=None):
 
 
 def solve(track: Track, character: Character | None = None, terrain=None, fps: float = 60.0,
-          method: str = "lm", weights: Weights = Weights(), times=None, warm=None, changed=None) -> Motion:
+          method: str = "lm", weights: Weights = Weights(), times=None, warm=None, changed=None,
+          previous=None) -> Motion:
     """One track to a Motion sampled at fps from its first contact, or at the given times (seconds).
 
     warm: the `solution` of an earlier Motion of a track with the same contact schedule (footprints moved
     or turned, not retimed): the optimiser starts there, a few iterations from the new optimum.
     changed: with warm, the span (start, end) in seconds of the footprints that moved or turned since;
     on a long track only the free states near it are re-optimised (see WINDOW_MIN_FREE).
+    previous: with warm and changed, the Motion warm came from, sampled at the same times: when only a
+    window was re-optimised, only the times it can reach are sampled again.
     """
-    return _solve_group([track], [character], [terrain], [times], fps, method, weights, warm, changed)[0]
+    return _solve_group([track], [character], [terrain], [times], fps, method, weights, warm, changed, previous)[0]
 
 
 WINDOW_MIN_FREE = 40  # free states: below this a whole warm re-solve is as fast as a window's
@@ -65,7 +68,7 @@ def solve_batch(tracks, characters=None, terrains=None, fps: float = 60.0, metho
     return motions
 
 
-def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm, changed):
+def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm, changed, previous=None):
     started = time.perf_counter()
     items = [(t,) + resolve(t, c, g) for t, c, g in zip(tracks, characters, terrains)]
     problem = Problem(items, weights)
@@ -76,12 +79,16 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
     if warm is not None and np.shape(warm) == (problem.n_free, 6) and method == "lm":
         start = np.asarray(warm, dtype=float)
     window = _window(problem, start, changed) if start is not None and changed is not None else None
+    reuse = (None, None)
     if window is not None:
         result = levenberg_marquardt(window, start[window.first:window.stop])
         result.free = window.full(result.free)
+        if previous is not None:  # the COM changed only on the window's segments, the footprints in changed
+            knots, segments = problem.parts[0].layout.knot_times, window.assembly.segments
+            reuse = (previous, (min(knots[segments.start], changed[0]), max(knots[segments.stop], changed[1])))
     else:
         result = METHODS[method](problem) if start is None else METHODS[method](problem, start)
-    motions = [sample_motion(problem, part, result.free[part.free], fps, t)
+    motions = [sample_motion(problem, part, result.free[part.free], fps, t, *reuse)
                for part, t in zip(problem.parts, times)]
     elapsed = time.perf_counter() - started
     terms = problem.energy_terms(result.free)
@@ -110,26 +117,69 @@ def _window(problem, warm, changed):
     return Window(problem, warm, first, stop)
 
 
-def sample_motion(problem: Problem, part, free, fps: float, times=None) -> Motion:
+def sample_motion(problem: Problem, part, free, fps: float, times=None, previous=None, changed_span=None) -> Motion:
     """Evaluate one track's solution at fps frames per second from its first contact to its last lift-off,
-    or at the given times (clamped into that span)."""
+    or at the given times (clamped into that span).
+
+    previous, changed_span: a Motion sampled at the same times from a solution that differs from this one
+    only within changed_span (seconds): the motion is the same outside it, so only the times it reaches
+    are sampled again (see _reached) and the rest is copied; the report covers the whole motion again.
+    """
     sched, ch, terrain = part.schedule, part.character, part.terrain
     tr = sched.track
     if times is None:
         times = sched.start + np.arange(frame_count(sched.start, sched.end, fps)) / fps
     times = np.clip(np.asarray(times, dtype=float), sched.start, sched.end)
-    com, vel, acc = spline.evaluate(part.layout, free, times)
-    yaw, pitch, roll = orientation.body_angles(times, tr, ch, acc)
-    rot = orientation.rotation_matrices(yaw, pitch, roll)
-    hips = com[:, None, :] + np.einsum("nij,lj->nli", rot, ch.hip_offsets)
     footprint_rotations = legs_module.flush_rotations(tr.headings, legs_module.terrain_normals(terrain, tr.positions[:, :2]))
-    targets = legs_module.leg_targets(sched, ch, times, hips, terrain, footprint_rotations)
-    motion = Motion(fps, times, com, vel, acc, yaw, pitch, roll, hips, targets.position, targets.rotation,
-                    targets.toe_pivot, targets.contact, targets.footprint, ch, track=tr)
-    ground = _ground(problem, part, times, com, terrain)
+    if previous is not None and changed_span is not None and np.array_equal(previous.times, times):
+        inside = _reached(sched, times, changed_span)
+        pose = {name: getattr(previous, name).copy() for name in POSE}
+        for name, values in zip(POSE, _pose(part, free, times[inside], footprint_rotations)):
+            pose[name][inside] = values
+    else:
+        pose = dict(zip(POSE, _pose(part, free, times, footprint_rotations)))
+    motion = Motion(fps, times, **pose, character=ch, track=tr)
+    ground = _ground(problem, part, times, motion.com, terrain)
     motion.report = quality_report(motion, sched, footprint_rotations, ground,
                                    ch.com_clearance * ch.leg_length_nominal, terrain)
     return motion
+
+
+POSE = ("com", "com_velocity", "com_acceleration", "yaw", "pitch", "roll", "hips", "feet", "foot_rotation",
+        "toe_pivot", "contact", "footprint")  # the Motion's per-sample arrays, in the order _pose gives them
+
+
+def _pose(part, free, times, footprint_rotations):
+    """COM, body orientation, hips and leg targets at the times."""
+    sched, ch, terrain = part.schedule, part.character, part.terrain
+    com, vel, acc = spline.evaluate(part.layout, free, times)
+    yaw, pitch, roll = orientation.body_angles(times, sched.track, ch, acc)
+    rot = orientation.rotation_matrices(yaw, pitch, roll)
+    hips = com[:, None, :] + np.einsum("nij,lj->nli", rot, ch.hip_offsets)
+    targets = legs_module.leg_targets(sched, ch, times, hips, terrain, footprint_rotations)
+    return (com, vel, acc, yaw, pitch, roll, hips, targets.position, targets.rotation, targets.toe_pivot,
+            targets.contact, targets.footprint)
+
+
+def _reached(schedule, times, span):
+    """(N,) bool: the times whose pose can depend on what changed within span (seconds): the span itself,
+    the body's yaw window around it, each foot's swings into and out of it, and, since a swing starts
+    from the pose at the last sampled time of its stance, back to before any swing under way at the start.
+    Near the track's ends (the feet's rest places depend on the first and last footprints): all times."""
+    tr, legs = schedule.track, schedule.leg_of_footprint
+    start = span[0] - orientation.YAW_WINDOW / 2
+    stop = span[1] + orientation.YAW_WINDOW / 2
+    for leg in np.unique(legs):  # a handful of legs
+        mine = np.flatnonzero(legs == leg)
+        contact, liftoff = tr.contact[mine], tr.liftoff[mine]
+        # The last lift-off before the span's start and the first contact after its end, for this foot.
+        before = np.searchsorted(liftoff, start, side="right") - 1
+        after = np.searchsorted(contact, stop, side="left")
+        if before < 1 or after >= len(mine) - 1:
+            return np.ones(len(times), dtype=bool)
+        start = min(start, contact[before])  # its stance, so the swing's first pose is the one sampled
+        stop = max(stop, contact[after])
+    return (times >= start) & (times <= stop)
 
 
 def _ground(problem, part, times, com, terrain):

@@ -27,6 +27,10 @@ def bake_module(addon):
     return sys.modules[f"{addon}.footprint_addon.bake"]
 
 
+def character_module(addon):
+    return sys.modules[f"{addon}.solver.character"]
+
+
 def evaluated_points(rig, frames, bones):
     """World head positions (frames, bones, 3) of pose bones on the evaluated rig, frame by frame."""
     scene = bpy.context.scene
@@ -566,6 +570,49 @@ def test_moving_a_footprint_re_solves_once_and_refreshes_the_preview(addon, rig_
     objs[7].footprint.liftoff += 0.02  # retiming counts too
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 1
+
+
+def test_a_live_edit_of_a_long_track_samples_again_only_around_it(addon, rig_scene, tmp_path):
+    """A 60-step walk: moving one footprint mid-track re-optimises a window and samples again only the
+    frames it reaches; the preview's motion is exactly the one sampled in full from the same solution."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    bake = bake_module(addon)
+    biped = sys.modules[f"{addon}.solver.biped"]
+    human = character_module(addon).preset("human")
+    n = 60
+    positions = np.stack([0.1 * (-1.0) ** (np.arange(n) + 1), 0.7 * np.arange(n), np.zeros(n)], axis=1)
+    timing = sys.modules[f"{addon}.solver.timing"]
+    contact, liftoff = timing.timing_for_sequence(positions, "walk", human.time_unit, human.leg_length_nominal)
+    doc = {"format": "footprint-track", "version": 1, "footprints": [
+        {"foot": "LR"[i % 2], "position": positions[i].tolist(), "contact": contact[i], "liftoff": liftoff[i]}
+        for i in range(n)]}
+    path = tmp_path / "walk60.json"
+    path.write_text(json.dumps(doc))
+    assert bpy.ops.footprint.import_json(filepath=str(path)) == {"FINISHED"}
+    coll = bpy.context.scene.footprint.active_track
+    assert coll.name == "walk60"
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    live.flush(bpy.context)
+    first = live.last_motion("walk60")
+    first.com[0] += 100.0  # a mark: where the live update copies the earlier motion, it shows through
+    objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    before = live.signature(coll)
+    objs[30].location.x += 0.04
+    bpy.context.view_layer.update()
+    span = live.changed_span(before, live.signature(coll))
+    assert span == pytest.approx((objs[30].footprint.contact, objs[30].footprint.liftoff), abs=1e-6)
+    assert live.flush(bpy.context) == 1
+    motion = live.last_motion("walk60")
+    assert motion.report["optimizer"]["window"] is not None
+    # The same solve without the earlier motion samples every frame: the same motion, to the bit.
+    binding = bake.bind(rig_scene)
+    track = sys.modules[f"{addon}.footprint_addon.scene_io"].read_track(coll)
+    full = biped.solve(track, bake.rig_character(binding, "human"), times=motion.times, warm=first.solution,
+                       changed=span)
+    assert np.allclose(motion.com[0] - full.com[0], 100.0)  # copied: frame 0 lies far from the edit
+    assert np.array_equal(motion.com[1:], full.com[1:])
+    for name in biped.POSE[1:]:
+        assert np.array_equal(getattr(motion, name), getattr(full, name)), name
 
 
 def test_a_live_edit_names_the_span_it_changed(addon):

@@ -1,5 +1,6 @@
 """The biped COM solver (vdP97 §2, Torkos §4.3-4.7): physics, comfort, optimiser, determinism, errors."""
 
+import dataclasses
 import glob
 import json
 import os
@@ -456,6 +457,54 @@ def test_an_edit_of_a_long_track_re_optimises_only_its_window():
     near = np.abs(part.times - t.contact[j]) < 1.0  # the COM moves towards the moved footprint, near it
     assert np.abs(part.com[near] - first.com[near]).max() > 0.005
     assert np.abs(part.com - whole.com).max() < 0.01
+
+
+@pytest.mark.parametrize("j", [30, 2, 57])
+def test_after_a_windowed_edit_only_the_reached_times_are_sampled_again(j):
+    """Given the previous motion, a windowed re-solve samples again only the times the window and the moved
+    footprint can reach, and copies the rest: the motion and its report are exactly those of sampling
+    everything. Next to the track's ends (the feet's rest places) everything is sampled again."""
+    human = character.preset("human")
+    pos, head, feet = footpath.footprints_along_path([(0, 0, 0), (0, 0.7 * 59, 0)], 0.7, 0.2)
+    contact, liftoff = timing.timing_for_sequence(pos, "walk", human.time_unit, human.leg_length_nominal)
+    t = make_track(feet, pos, head, contact, liftoff)
+    first = biped.solve(t, fps=30)
+    moved = t.replace(positions=t.positions + np.where(np.arange(len(t))[:, None] == j, [0.05, 0.03, 0.0], 0.0),
+                      headings=t.headings + np.where(np.arange(len(t)) == j, 0.2, 0.0))
+    span = (t.contact[j], t.liftoff[j])
+    everything = biped.solve(moved, fps=30, warm=first.solution, changed=span)
+    marked = dataclasses.replace(first, com=first.com.copy())
+    marked.com[[0, -1]] += 100.0  # where the previous motion is copied, the mark shows through
+    spliced = biped.solve(moved, fps=30, warm=first.solution, changed=span, previous=marked)
+    assert spliced.report["optimizer"]["window"] is not None
+    ends = [0, -1]
+    middle = slice(1, -1)
+    for name in biped.POSE:
+        assert np.array_equal(getattr(spliced, name)[middle], getattr(everything, name)[middle]), name
+    copied = j == 30
+    assert np.array_equal(np.isclose(spliced.com[ends] - everything.com[ends], 100.0).all(axis=1), [copied, copied])
+    if not copied:
+        assert spliced.report == everything.report
+    # What can depend on a change within span: the yaw window around it, and each foot's swings into and
+    # out of it back to the stance the swing under way at its start began from.
+    schedule = build_schedule(t, human)
+    times = np.arange(schedule.start, schedule.end, 1 / 30)
+    reached = biped._reached(schedule, times, span)
+    if copied:
+        lo, hi = times[reached].min(), times[reached].max()
+        assert lo <= span[0] - orientation.YAW_WINDOW / 2 and hi >= span[1] + orientation.YAW_WINDOW / 2
+        tr = schedule.track
+        for leg in range(2):
+            mine = schedule.leg_of_footprint == leg
+            under_way = tr.liftoff[mine][tr.liftoff[mine] <= span[0] - orientation.YAW_WINDOW / 2].max()
+            assert lo <= tr.contact[mine][tr.liftoff[mine] == under_way][0]
+            assert hi >= tr.contact[mine][tr.contact[mine] >= span[1] + orientation.YAW_WINDOW / 2].min()
+        assert not reached.all()
+    else:
+        assert reached.all()
+    # Another frame rate than the previous motion's: everything is sampled.
+    other = biped.solve(moved, fps=24, warm=first.solution, changed=span, previous=marked)
+    assert np.allclose(other.com[ends], biped.solve(moved, fps=24, warm=first.solution, changed=span).com[ends])
 
 
 def test_cone_projection_meets_its_optimality_conditions_with_coplanar_legs():

@@ -162,6 +162,30 @@ def test_feet_below_ground_is_measured():
     assert bare.report["feet_below_ground"] == 0.0
 
 
+def test_swing_foot_turns_about_a_single_axis(motions):
+    """vdP97 §2.5: from lift-off to the next contact the foot's orientation turns about one fixed axis, by
+    an angle that only grows (the swing's min-jerk progression)."""
+    motion = motions["turn90"]
+    checked = 0
+    for leg in range(2):
+        swinging = ~motion.contact[:, leg]
+        edges = np.flatnonzero(np.diff(swinging.astype(int)))
+        for a, b in zip(edges[::2] + 1, edges[1::2] + 1):  # each swing's frames [a, b)
+            if b - a < 5:
+                continue
+            rel = np.swapaxes(motion.foot_rotation[a - 1, leg], -1, -2) @ motion.foot_rotation[a:b, leg]
+            axis = np.stack([rel[:, 2, 1] - rel[:, 1, 2], rel[:, 0, 2] - rel[:, 2, 0], rel[:, 1, 0] - rel[:, 0, 1]], axis=1)
+            angle = np.arccos(np.clip((np.trace(rel, axis1=1, axis2=2) - 1.0) / 2.0, -1.0, 1.0))
+            turning = angle > np.radians(1.0)
+            if turning.sum() < 3:
+                continue
+            unit = axis[turning] / np.linalg.norm(axis[turning], axis=1, keepdims=True)
+            assert np.abs(unit @ unit[-1]).min() > 1.0 - 1e-9  # one axis throughout
+            assert np.all(np.diff(angle) >= -1e-12)
+            checked += 1
+    assert checked >= 4
+
+
 def test_swing_feet_clear_the_stairs(motions):
     motion = motions["stairs"]
     character, terrain = biped.resolve(track("stairs"))

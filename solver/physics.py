@@ -99,14 +99,20 @@ def project(required, directions, standing, jacobian=False):
     residuals = required[:, None] - (lam_all * directions[:, None]).sum(axis=2)  # (3, C, S)
     left = np.where(usable, (residuals * residuals).sum(axis=0), np.inf)
     choice = np.argmin(left, axis=0)  # the first of equals: the empty face before any leg
-    residual = np.take_along_axis(residuals, choice[None, None], axis=1)[:, 0]
+    residual = residuals[:, choice, np.arange(len(choice))]
     if not jacobian:
         return residual
-    lam = np.take_along_axis(lam_all, choice[None, None], axis=0)[0]
-    chosen = np.take_along_axis(inverse, choice[None, None, None], axis=0)[0]  # (L, L, S)
+    lam, chosen = _of_face(lam_all, choice), _of_face(inverse, choice)  # (L, S), (L, L, S)
     b = (chosen * directions[:, None]).sum(axis=2)  # (3, L, S)
     complement = np.eye(3)[..., None] - (b[:, None] * directions[None]).sum(axis=2)
     return residual, lam, b, complement
+
+
+def _of_face(values, choice):
+    """values[choice[s], ..., s] for every sample s: values (C, ..., S) contiguous, choice (S,) -> (..., S),
+    gathered by flat index (a fancy index would come out samples first, take_along_axis is slower)."""
+    per_face = values[0].size
+    return np.take(values, choice * per_face + np.arange(per_face).reshape(values.shape[1:]))
 
 
 def nonphysical_force(required, directions, active):

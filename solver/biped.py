@@ -85,7 +85,8 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
         result.free = window.full(result.free)
         if previous is not None:  # the COM changed only on the window's segments, the footprints in changed
             knots, segments = problem.parts[0].layout.knot_times, window.assembly.segments
-            reuse = (previous, (min(knots[segments.start], changed[0]), max(knots[segments.stop], changed[1])))
+            affected = (min(knots[segments.start], changed[0]), max(knots[segments.stop], changed[1]))
+            reuse = (previous, (affected, changed))
     else:
         result = METHODS[method](problem) if start is None else METHODS[method](problem, start)
     motions = [sample_motion(problem, part, result.free[part.free], fps, t, *reuse)
@@ -117,13 +118,14 @@ def _window(problem, warm, changed):
     return Window(problem, warm, first, stop)
 
 
-def sample_motion(problem: Problem, part, free, fps: float, times=None, previous=None, changed_span=None) -> Motion:
+def sample_motion(problem: Problem, part, free, fps: float, times=None, previous=None, spans=None) -> Motion:
     """Evaluate one track's solution at fps frames per second from its first contact to its last lift-off,
     or at the given times (clamped into that span).
 
-    previous, changed_span: a Motion sampled at the same times from a solution that differs from this one
-    only within changed_span (seconds): the motion is the same outside it, so only the times it reaches
-    are sampled again (see _reached) and the rest is copied; the report covers the whole motion again.
+    previous, spans: a Motion sampled at the same times from a solution whose COM differs from this one
+    only within spans[0] (seconds), with footprints moved or turned only within spans[1]: the motion is
+    the same elsewhere, so only the times they reach are sampled again (see _reached) and the rest is
+    copied; the report covers the whole motion again.
     """
     sched, ch, terrain = part.schedule, part.character, part.terrain
     tr = sched.track
@@ -131,11 +133,12 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None, previous
         times = sched.start + np.arange(frame_count(sched.start, sched.end, fps)) / fps
     times = np.clip(np.asarray(times, dtype=float), sched.start, sched.end)
     footprint_rotations = legs_module.flush_rotations(tr.headings, legs_module.terrain_normals(terrain, tr.positions[:, :2]))
-    if previous is not None and changed_span is not None and np.array_equal(previous.times, times):
-        inside = _reached(sched, times, changed_span)
+    if previous is not None and spans is not None and np.array_equal(previous.times, times):
+        inside, lead_in = _reached(sched, times, *spans)
+        sampled = inside | lead_in
         pose = {name: getattr(previous, name).copy() for name in POSE}
-        for name, values in zip(POSE, _pose(part, free, times[inside], footprint_rotations)):
-            pose[name][inside] = values
+        for name, values in zip(POSE, _pose(part, free, times[sampled], footprint_rotations)):
+            pose[name][inside] = values[inside[sampled]]
     else:
         pose = dict(zip(POSE, _pose(part, free, times, footprint_rotations)))
     motion = Motion(fps, times, **pose, character=ch, track=tr)
@@ -161,25 +164,46 @@ def _pose(part, free, times, footprint_rotations):
             targets.contact, targets.footprint)
 
 
-def _reached(schedule, times, span):
-    """(N,) bool: the times whose pose can depend on what changed within span (seconds): the span itself,
-    the body's yaw window around it, each foot's swings into and out of it, and, since a swing starts
-    from the pose at the last sampled time of its stance, back to before any swing under way at the start.
-    Near the track's ends (the feet's rest places depend on the first and last footprints): all times."""
+def _reached(schedule, times, affected, moved):
+    """After a re-solve that changed the COM within `affected` and moved or turned footprints within `moved`
+    (seconds, moved inside affected): which times to sample again, and which earlier ones to sample along
+    with them, (inside, lead_in), (N,) bool each.
+
+    Inside: the affected span widened by the body's yaw window; back to the lift-off of any foot's swing
+    under way at its start that may land on a moved footprint; on to the landing of any swing under way at
+    its end (the pose it started from may have changed). Lead-in: for each foot swinging at the first time
+    inside, the last sampled time of the stance it left, since a swing starts from the pose sampled there
+    (sampled, not kept). Near the track's ends (the feet's rest places depend on the first and last
+    footprints): everything is sampled again.
+    """
     tr, legs = schedule.track, schedule.leg_of_footprint
-    start = span[0] - orientation.YAW_WINDOW / 2
-    stop = span[1] + orientation.YAW_WINDOW / 2
+    everything = np.ones(len(times), dtype=bool)
+    start0 = affected[0] - orientation.YAW_WINDOW / 2
+    stop0 = affected[1] + orientation.YAW_WINDOW / 2
+    start, stop = start0, stop0
+    steps = []
     for leg in np.unique(legs):  # a handful of legs
         mine = np.flatnonzero(legs == leg)
         contact, liftoff = tr.contact[mine], tr.liftoff[mine]
-        # The last lift-off before the span's start and the first contact after its end, for this foot.
-        before = np.searchsorted(liftoff, start, side="right") - 1
-        after = np.searchsorted(contact, stop, side="left")
-        if before < 1 or after >= len(mine) - 1:
-            return np.ones(len(times), dtype=bool)
-        start = min(start, contact[before])  # its stance, so the swing's first pose is the one sampled
-        stop = max(stop, contact[after])
-    return (times >= start) & (times <= stop)
+        before = np.searchsorted(liftoff, start0, side="right") - 1  # its last lift-off by start0...
+        after = np.searchsorted(liftoff, stop0, side="right") - 1  # ...and by stop0
+        if before < 1 or after + 2 >= len(mine):
+            return everything, ~everything
+        if contact[before + 1] > start0 and contact[before + 1] >= moved[0]:  # under way, maybe to a moved one
+            start = min(start, liftoff[before])
+        if contact[after + 1] > stop0:  # under way at the end: the rest of that swing
+            stop = max(stop, contact[after + 1])
+        steps.append((contact, liftoff))
+    inside = (times >= start) & (times <= stop)
+    lead_in = np.zeros(len(times), dtype=bool)
+    if inside.any():
+        first = times[inside][0]
+        for contact, liftoff in steps:
+            left = np.searchsorted(liftoff, first, side="right") - 1
+            if 0 <= left < len(contact) - 1 and contact[left + 1] > first:  # swinging at the first time
+                last_stance = np.searchsorted(times, liftoff[left], side="left") - 1
+                lead_in[max(last_stance, 0)] = True
+    return inside, lead_in & ~inside
 
 
 def _ground(problem, part, times, com, terrain):

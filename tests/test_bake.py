@@ -574,7 +574,7 @@ def test_moving_a_footprint_re_solves_once_and_refreshes_the_preview(addon, rig_
 
 def test_a_live_edit_of_a_long_track_samples_again_only_around_it(addon, rig_scene, tmp_path):
     """A 60-step walk: moving one footprint mid-track re-optimises a window and samples again only the
-    frames it reaches; the preview's motion is exactly the one sampled in full from the same solution."""
+    frames it reaches; the preview's motion is the one sampled in full from the same solution."""
     live = sys.modules[f"{addon}.footprint_addon.live"]
     bake = bake_module(addon)
     biped = sys.modules[f"{addon}.solver.biped"]
@@ -610,9 +610,9 @@ def test_a_live_edit_of_a_long_track_samples_again_only_around_it(addon, rig_sce
     full = biped.solve(track, bake.rig_character(binding, "human"), times=motion.times, warm=first.solution,
                        changed=span)
     assert np.allclose(motion.com[0] - full.com[0], 100.0)  # copied: frame 0 lies far from the edit
-    assert np.array_equal(motion.com[1:], full.com[1:])
-    for name in biped.POSE[1:]:
-        assert np.array_equal(getattr(motion, name), getattr(full, name)), name
+    assert np.allclose(motion.com[1:], full.com[1:], rtol=0, atol=1e-12)
+    for name in biped.POSE[1:]:  # equal to rounding: the yaw's prefix sums see the edit to the last ulp
+        assert np.allclose(getattr(motion, name), getattr(full, name), rtol=0, atol=1e-12), name
 
 
 def test_a_live_edit_names_the_span_it_changed(addon):

@@ -153,7 +153,13 @@ POSE = ("com", "com_velocity", "com_acceleration", "yaw", "pitch", "roll", "hips
 
 
 def _pose(part, free, times, footprint_rotations):
-    """COM, body orientation, hips and leg targets at the times."""
+    """COM, body orientation, hips and leg targets at the times (in any order: a swing starts from the pose
+    its stance was last sampled in, so they are computed in time order)."""
+    if np.any(np.diff(times) < 0):
+        order = np.argsort(times, kind="stable")
+        back = np.empty_like(order)
+        back[order] = np.arange(len(order))
+        return tuple(values[back] for values in _pose(part, free, times[order], footprint_rotations))
     sched, ch, terrain = part.schedule, part.character, part.terrain
     com, vel, acc = spline.evaluate(part.layout, free, times)
     yaw, pitch, roll = orientation.body_angles(times, sched.track, ch, acc)

@@ -133,7 +133,8 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None, previous
         times = sched.start + np.arange(frame_count(sched.start, sched.end, fps)) / fps
     times = np.clip(np.asarray(times, dtype=float), sched.start, sched.end)
     footprint_rotations = legs_module.flush_rotations(tr.headings, legs_module.terrain_normals(terrain, tr.positions[:, :2]))
-    if previous is not None and spans is not None and np.array_equal(previous.times, times):
+    if (previous is not None and spans is not None and np.array_equal(previous.times, times)
+            and not np.any(np.diff(times) < 0)):  # _reached reads times in order
         inside, lead_in = _reached(sched, times, *spans)
         sampled = inside | lead_in
         pose = {name: getattr(previous, name).copy() for name in POSE}

@@ -41,10 +41,12 @@ FOOT_COLORS = {  # bipeds in the stance colours; quadrupeds' hind feet likewise,
 }
 
 
-def foot_color(foot):
-    return FOOT_COLORS.get(str(foot), PHASE_COLORS["other"])
 DAGGER_SCALE = 0.5  # metres of dagger per second of stance or step (drawn sideways from the footprint)
 CROSSBAR = 0.12  # metres
+
+
+def foot_color(foot):
+    return FOOT_COLORS.get(str(foot), PHASE_COLORS["other"])
 
 
 def phases(contact, feet):

@@ -143,7 +143,7 @@ def leg_targets(schedule, character, times, hips, terrain=None, footprint_rotati
     position = np.ascontiguousarray(by_time(position))
     rotation = np.ascontiguousarray(by_time(rotation))
     _retract_in_flight(position, hips, times, schedule, character)
-    _keep_within_reach(position, rotation, hips, ~by_time(standing), character, half)
+    _keep_within_reach(position, rotation, hips, ~by_time(standing), character)
     return LegTargets(position, rotation, by_time(beta).copy(), by_time(on).copy(),
                       by_time(np.where(on, footprint_of[k], -1)).copy())
 
@@ -209,7 +209,7 @@ def _heel_off(pos, rot, hip, character, half):
     """
     fwd, up = rot[:, :, 1], rot[:, :, 2]
     toe = pos + half * fwd
-    v_y, v_z, reach = _leg_end(character, half)
+    v_y, v_z, reach = _leg_end(character)
     v_y -= half  # from the toe
     d = hip - toe
     d_f, d_u = np.einsum("nd,nd->n", d, fwd), np.einsum("nd,nd->n", d, up)
@@ -226,7 +226,7 @@ def _heel_off(pos, rot, hip, character, half):
     return beta, new_pos, new_rot
 
 
-def _leg_end(character, half):
+def _leg_end(character):
     """Where the leg ends on the foot, in the foot frame from mid-foot (y forward, z up), and its reach:
     mid-foot and l_max, or for a character measured from a rig its ankle and thigh + shin."""
     if character.ankle_offset is not None:
@@ -234,10 +234,10 @@ def _leg_end(character, half):
     return 0.0, 0.0, character.leg_length_max
 
 
-def _keep_within_reach(position, rotation, hips, lifted, character, half):
+def _keep_within_reach(position, rotation, hips, lifted, character):
     """Draw each lifted foot (N, L) in along the line from its hip to the leg's end until the leg reaches
     it (in place). At lift-off and landing the stance pose is already within reach: no jump."""
-    v_y, v_z, reach = _leg_end(character, half)
+    v_y, v_z, reach = _leg_end(character)
     end = position + v_y * rotation[..., :, 1] + v_z * rotation[..., :, 2]
     leg = end - hips
     length = np.linalg.norm(leg, axis=-1)

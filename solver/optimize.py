@@ -18,8 +18,8 @@ import numpy as np
 from . import blocktridiag
 from .problem import Problem
 
-GREEDY_SCALES = (0.06, 0.02)
-WARM_TOLERANCE = 1e-4  # metres (vdP97 §2.4.3); tangents move by scale / mean segment duration
+GREEDY_SCALES = (0.06, 0.02)  # metres (vdP97 §2.4.3); tangents move by scale / mean segment duration
+WARM_TOLERANCE = 1e-4  # relative energy gain at which a warm-started solve stops: it starts near the optimum
 
 
 @dataclass

@@ -214,7 +214,7 @@ class Problem:
         self.coupled = self.right != self.left  # segments linking two free states (not a flight)
         timing = (tuple(part.schedule.key for part in self.parts), per_segment)
         self.standing = physics.standing_faces(self.active)
-        (self.segment_map, self.segment_offset, self.mapped, self.hermite, self.hermite_by_segment,
+        (self.segment_map, self.segment_offset, self.mapped, self.hermite,
          self.sample_weights, self.pair_weights, self.control_scale,
          self.pair_scale) = _by_timing("controls", timing, self._control_maps)
         self.terrain_groups = self._terrain_groups()
@@ -226,7 +226,7 @@ class Problem:
         Per segment, its Hermite controls [P0, V0, P1, V1] = segment_map @ [left free state; right free
         state] + segment_offset; `mapped` lists the segments where that map is not the identity (next to
         a flight). Per sample, [p; a] = hermite (2, 4) @ controls (4, 3), the Hermite coefficients cp and
-        ca; hermite_by_segment holds those rows segment by segment.
+        ca, in segment order, so a segment's samples are consecutive rows.
 
         Every segment has its samples at the same fractions of its duration h, so its coefficients are
         fixed weights (sample_weights (2, per, 4), those of h = 1) times a scale per control
@@ -252,8 +252,7 @@ class Problem:
         scale = np.stack([np.hstack([one, h, one, h]), np.hstack([h ** -2, 1.0 / h, h ** -2, 1.0 / h])])
         pair_weights = (weights[:, None, :, :, None] * weights[None, :, :, None, :]).reshape(2, 2, per, 16)
         pair_scale = scale[:, None, :, :, None] * scale[None, :, :, None, :]
-        return (g_both, offset, mapped, hermite, hermite.reshape(n_seg, 2 * per, 4), weights, pair_weights,
-                scale, pair_scale)
+        return g_both, offset, mapped, hermite, weights, pair_weights, scale, pair_scale
 
     def sample_basis(self):
         """The dense map per sample: [p; a] (6) = basis (6, 12) @ [free state pair[0]; free state pair[1]] +
@@ -313,7 +312,7 @@ class Problem:
         """COM positions and accelerations (S, 3) at the samples (or the given sample rows)."""
         controls = self.controls(free)
         if rows is None:
-            y = (self.hermite_by_segment @ controls).reshape(-1, 2, 3)
+            y = (self.hermite.reshape(len(controls), -1, 4) @ controls).reshape(-1, 2, 3)
         else:
             y = self.hermite[rows] @ controls[self.sample_segment[rows]]
         return y[:, 0], y[:, 1]
@@ -434,7 +433,7 @@ class Problem:
         rows = None if a is self.assembly else a.samples
         controls = self.controls(free, a.segments)
         n_seg = len(controls)
-        y = (self.hermite_by_segment[a.segments] @ controls).reshape(-1, 2, 3)
+        y = (self.hermite[a.samples].reshape(n_seg, -1, 4) @ controls).reshape(-1, 2, 3)
         p, acc = np.ascontiguousarray(y[:, 0].T), np.ascontiguousarray(y[:, 1].T)
         r, dp, da = self.evaluate(p, acc, rows, jacobian=True)
         # Per sample, J^T J in its own [p, a] (blocks (u, v)) and J^T r: only the physics rows depend on a.

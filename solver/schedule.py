@@ -99,10 +99,10 @@ def _timing(key):
     contact, liftoff, feet = contact[order], liftoff[order], feet[order]
     leg_of = np.array([names.index(f) for f in feet], dtype=int)
     start, end = contact.min(), liftoff.max()
-    sorted_contact, sorted_liftoff = np.sort(contact), np.sort(liftoff)
+    sorted_liftoff = np.sort(liftoff)  # contact is sorted already (the time order)
 
     def standing(t):  # how many footprints are under foot at times t: contact <= t < liftoff
-        return (np.searchsorted(sorted_contact, t, side="right") - np.searchsorted(sorted_liftoff, t, side="right"))
+        return np.searchsorted(contact, t, side="right") - np.searchsorted(sorted_liftoff, t, side="right")
 
     # A lift-off starts a flight when no footprint is under foot just after it.
     lifts = np.unique(liftoff[liftoff < end])

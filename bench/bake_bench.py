@@ -38,10 +38,7 @@ def run():
     start = time.perf_counter()
     writer = bake.animation.ChannelWriter("bulk", rig)
     for name, (location, quaternion) in channels.items():
-        for k in range(3):
-            writer.write(f'pose.bones["{name}"].location', k, frame_numbers, location[:, k])
-        for k in range(4):
-            writer.write(f'pose.bones["{name}"].rotation_quaternion', k, frame_numbers, quaternion[:, k])
+        writer.write_transform(f'pose.bones["{name}"].', frame_numbers, location, quaternion)
     t_bulk = time.perf_counter() - start
 
     rig.animation_data_create().action = None

@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from .scenes import rigify_human
-from .solver_bench import median_seconds, straight_walk
+from .solver_bench import DATA, median_seconds, straight_walk
 
 
 def run(moves=101):
@@ -19,7 +19,7 @@ def run(moves=101):
 
     from footprint_locomotion.footprint_addon import live
 
-    data = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "data", "fig1.json")
+    data = os.path.join(DATA, "fig1.json")
     bpy.ops.footprint.import_json(filepath=data)
     bpy.ops.footprint.preview(rig="rig")
     live.flush(bpy.context)

@@ -46,7 +46,7 @@ def bake_current(track_name, rig_name, measure=False):
         raise JobError(f"no armature {rig_name!r} in this file (armatures: {', '.join(rigs) or 'none'})")
     bpy.context.scene.footprint.active_track = coll
     _strip, motion = bake.bake(bpy.context, coll, rig)
-    return motion.report, rig_quality.measure_track(bpy.context, coll, rig) if measure else None
+    return motion.report, rig_quality.measure_track(bpy.context, coll, rig, motion) if measure else None
 
 
 def save_copy(output):

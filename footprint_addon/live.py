@@ -15,10 +15,11 @@ errors = {}  # track name -> why its last re-solve failed (shown in the Rig pane
 
 
 def signature(coll):
-    """What a solve of the track reads: its settings (character, terrain, rig) and, per footprint, its
-    name, place, heading, contact, lift-off and foot."""
+    """What a solve of the track reads: its settings (character preset or parameters, terrain, rig) and, per
+    footprint, its name, place, heading, contact, lift-off and foot."""
     settings = coll.footprint_track
-    return ((settings.character, getattr(settings.terrain, "name", None), getattr(settings.rig, "name", None)),
+    return ((settings.character, settings.character_json, getattr(settings.terrain, "name", None),
+             getattr(settings.rig, "name", None)),
             tuple((o.name, tuple(round(v, 6) for v in o.matrix_world.translation), round(o.rotation_euler.z, 6),
                    round(o.footprint.contact, 6), round(o.footprint.liftoff, 6), o.footprint.foot)
                   for o in scene_io.footprints(coll)))

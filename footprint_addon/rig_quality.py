@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 
-from . import bake
+from . import bake, scene_clock
 
 
 def evaluated_heads(context, rig, bones, frames):
@@ -60,11 +60,14 @@ def _largest_move(points):
     return float(np.linalg.norm(points - points[0], axis=1).max()) if len(points) > 1 else 0.0
 
 
-def measure_track(context, coll, rig):
-    """Measure a footprint track's motion on a rig (as solved for that rig, at the scene's frames) and keep
-    the report on the track; returns it. Raises what binding and solving raise, before anything is kept."""
+def measure_track(context, coll, rig, motion=None):
+    """Measure a footprint track's motion on a rig (as solved for that rig at the scene's frames, or the
+    motion a bake just made of it) and keep the report on the track; returns it. Raises what binding and
+    solving raise, before anything is kept."""
     binding = bake.bind(rig)
-    frames, motion = bake.solve_for_rig(context, coll, binding)
+    if motion is None:
+        _frames, motion = bake.solve_for_rig(context, coll, binding)
+    frames = [scene_clock.frame(context.scene, t) for t in motion.times]
     report = measure(context, binding, motion, frames)
     coll.footprint_track.last_rig_report = json.dumps(report)
     return report

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -125,6 +126,16 @@ class TimingDiagram:
     def contains(self, x, y, margin: float = 6.0):
         x0, y0, x1, y1 = self.box
         return x0 - margin <= x <= x1 + margin and y0 - margin <= y <= y1 + margin
+
+    @cached_property
+    def bar_triangles(self):
+        """The contact bars as triangles to fill: vertices (6 F, 2) and colours (6 F, 4), two triangles per
+        bar in its foot's colour. Made once per diagram, drawn on every redraw."""
+        xa, ya, xb, yb = self.bars.T
+        corners = np.stack([np.column_stack(c) for c in ((xa, ya), (xb, ya), (xb, yb), (xa, ya), (xb, yb), (xa, yb))],
+                           axis=1)
+        colors = np.array([foot_color(self.rows[row]) for row in self.bar_rows]).reshape(-1, 4)
+        return corners.reshape(-1, 2), np.repeat(colors, 6, axis=0)
 
 
 DIAGRAM_ORIGIN, DIAGRAM_WIDTH, DIAGRAM_ROW, DIAGRAM_GAP = (60.0, 40.0), 360.0, 14.0, 4.0  # pixels

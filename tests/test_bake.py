@@ -27,6 +27,11 @@ def bake_module(addon):
     return sys.modules[f"{addon}.footprint_addon.bake"]
 
 
+def fcurves(addon, action):
+    """An action's F-curves on Blender 5.0 (its channelbag) and 4.2 (action.fcurves), as the extension reads them."""
+    return sys.modules[f"{addon}.footprint_addon.animation"].action_fcurves(action)
+
+
 def character_module(addon):
     return sys.modules[f"{addon}.solver.character"]
 
@@ -139,7 +144,7 @@ def test_rebake_next_to_another_tracks_bake_leaves_that_one_alone(addon, rig_sce
 
     def keys(action_owner):
         action = anim.nla_tracks[f"Footprints: {action_owner}"].strips[0].action
-        return action.name, sorted(action.keys()), [tuple(k.co) for fc in _fcurves(action) for k in fc.keyframe_points]
+        return action.name, sorted(action.keys()), [tuple(k.co) for fc in fcurves(addon, action) for k in fc.keyframe_points]
 
     walk_before = keys("straight_walk")
     assert len(walk_before[2]) > 100
@@ -151,14 +156,6 @@ def test_rebake_next_to_another_tracks_bake_leaves_that_one_alone(addon, rig_sce
     assert [a.get("footprint_track") for a in bpy.data.actions].count("fig1") == 1
     assert [a.get("footprint_track") for a in bpy.data.actions].count("straight_walk") == 1
     assert anim.nla_tracks["Footprints: fig1"].strips[0].action.get("footprint_track") == "fig1"
-
-
-def _fcurves(action):
-    """An action's F-curves on Blender 5.0 (layers, slots, channelbags) and 4.2 (action.fcurves)."""
-    if hasattr(action, "layers") and len(action.layers):
-        return [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags
-                for fc in bag.fcurves]
-    return list(action.fcurves)
 
 
 def test_foot_skate_is_measured_on_the_evaluated_rig(addon, rig_scene):
@@ -185,7 +182,7 @@ def test_foot_skate_is_measured_on_the_evaluated_rig(addon, rig_scene):
     stance = frames[motion.footprint[:, 0] == longest]
     nudged = set(stance[len(stance) // 3: 2 * len(stance) // 3].tolist())
     action = rig_scene.animation_data.nla_tracks["Footprints: fig1"].strips[0].action
-    curve = next(fc for fc in _fcurves(action) if fc.data_path == 'pose.bones["foot_ik.L"].location' and fc.array_index == 0)
+    curve = next(fc for fc in fcurves(addon, action) if fc.data_path == 'pose.bones["foot_ik.L"].location' and fc.array_index == 0)
     for key in curve.keyframe_points:
         if round(key.co[0]) in nudged:
             key.co[1] += 0.05
@@ -366,10 +363,8 @@ def test_running_cycle_loops_seamlessly_in_place(addon, rig_scene):
     anim = rig_scene.animation_data
     (track,) = [t for t in anim.nla_tracks if t.name.startswith("Footprints: run cycle")]
     action = track.strips[0].action
-    fcurves = action.layers[0].strips[0].channelbags[0].fcurves if hasattr(action, "layers") and action.layers \
-        else action.fcurves
     first, last = None, None
-    for fc in fcurves:
+    for fc in fcurves(addon, action):
         keys = fc.keyframe_points
         if len(keys) > 2:
             assert abs(keys[0].co[1] - keys[-1].co[1]) <= 1e-4, fc.data_path  # the loop closes
@@ -527,10 +522,7 @@ def test_moving_a_footprint_re_solves_once_and_refreshes_the_preview(addon, rig_
     com = bpy.data.objects["fig1 COM"]
 
     def com_keys():
-        fcurves = com.animation_data.action.layers[0].strips[0].channelbags[0].fcurves \
-            if hasattr(com.animation_data.action, "layers") and com.animation_data.action.layers \
-            else com.animation_data.action.fcurves
-        return [tuple(k.co) for k in fcurves[1].keyframe_points]
+        return [tuple(k.co) for k in fcurves(addon, com.animation_data.action)[1].keyframe_points]
 
     before = com_keys()
     live.flush(bpy.context)
@@ -629,6 +621,21 @@ def test_a_live_edit_names_the_span_it_changed(addon):
     assert live.changed_span(before, before) is None
     taller = (("bird",) + settings[1:], moved[1])  # another character: every state is stale
     assert live.changed_span(before, taller) is None
+
+
+def test_a_live_signature_covers_what_the_solve_reads(addon, rig_scene):
+    """Explicit character parameters are read by the solve like the preset: changing them makes the whole
+    track stale; selecting a footprint changes nothing."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    coll = bpy.context.scene.footprint.active_track
+    before = live.signature(coll)
+    next(o for o in coll.objects if o.footprint.is_footprint).select_set(True)
+    assert live.signature(coll) == before
+    character = character_module(addon).preset("human").to_json()
+    character["leg_length_max"] = 0.98
+    coll.footprint_track.character_json = json.dumps(character)
+    after = live.signature(coll)
+    assert after != before and live.changed_span(before, after) is None
 
 
 def test_a_live_refresh_follows_a_changed_com_offset(addon, rig_scene):

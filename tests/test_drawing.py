@@ -120,6 +120,16 @@ def test_timing_diagram_layout_maps_time_to_pixels_and_back(fig1):
     for x, y in [(b[0], b[1]) for b in diagram.bars] + [(b[2], b[3]) for b in diagram.bars]:
         assert drawing.may_be_on_timing_diagram(x, y)
     assert not drawing.may_be_on_timing_diagram(600.0, 300.0) and not drawing.may_be_on_timing_diagram(100.0, 400.0)
+    # The bars as triangles to fill: two per bar, covering exactly its rectangle, in its foot's colour.
+    verts, colors = diagram.bar_triangles
+    assert verts.shape == (6 * len(tr), 2) and colors.shape == (6 * len(tr), 4)
+    for i in (0, 5, 11):
+        corners = verts[6 * i:6 * i + 6]
+        assert np.allclose(corners.min(axis=0), diagram.bars[i, :2]) and np.allclose(corners.max(axis=0), diagram.bars[i, 2:])
+        area = sum(0.5 * abs(np.cross(t[1] - t[0], t[2] - t[0])) for t in corners.reshape(2, 3, 2))
+        assert area == pytest.approx((diagram.bars[i, 2] - diagram.bars[i, 0]) * (diagram.bars[i, 3] - diagram.bars[i, 1]))
+        assert np.all(colors[6 * i:6 * i + 6] == drawing.foot_color(tr.feet[i]))
+    assert diagram.bar_triangles is diagram.bar_triangles  # made once
 
 
 def test_current_frame_markers_on_com_hips_and_feet(fig1):

@@ -89,16 +89,16 @@ def detect(rig):
     if explicit:
         return json.loads(explicit)
     bones = rig.data.bones
-    candidates = [RIGIFY, AUTO_RIG_PRO]
-    complete = next((m for m in candidates if all(name in bones for name in mapping_bones(m))), None)
-    if complete is not None:  # the common case, without scanning every bone
-        return complete
+    missing = [sum(name not in bones for name in mapping_bones(m)) for m in (RIGIFY, AUTO_RIG_PRO)]
+    closest = (RIGIFY, AUTO_RIG_PRO)[int(np.argmin(missing))]
+    if min(missing) == 0:  # the common case, without scanning every bone
+        return closest
     prefix = next((b.name.split("Hips")[0] for b in bones if b.name.endswith("Hips") and "mixamo" in b.name.lower()),
                   None)
     if prefix is not None:
         raise MissingBonesError(f"armature {rig.name!r} is a Mixamo rig without foot IK controls: run "
                                 f"'Set up Leg IK' on it first")
-    return min(candidates, key=lambda m: sum(name not in bones for name in mapping_bones(m)))
+    return closest
 
 
 def _binding(rig, mapping):

@@ -95,14 +95,12 @@ def _draw_timing():
     diagram = timing_diagram(bpy.context)
     if diagram is None:
         return
-    verts, colors = [], []
-    for (xa, ya, xb, yb), row in zip(diagram.bars, diagram.bar_rows):
-        verts += [(xa, ya), (xb, ya), (xb, yb), (xa, ya), (xb, yb), (xa, yb)]
-        colors += [drawing.foot_color(diagram.rows[row])] * 6
+    bars, bar_colors = diagram.bar_triangles  # laid out once per track change
     x = diagram.x_of(scene_clock.seconds(bpy.context.scene))  # the current frame
     bottom, top = diagram.box[1] - 4, diagram.box[3] + 4
-    verts += [(x - 1, bottom), (x + 1, bottom), (x + 1, top), (x - 1, bottom), (x + 1, top), (x - 1, top)]
-    colors += [(1.0, 1.0, 1.0, 1.0)] * 6
+    cursor = [(x - 1, bottom), (x + 1, bottom), (x + 1, top), (x - 1, bottom), (x + 1, top), (x - 1, top)]
+    verts = np.concatenate([bars, cursor]).astype(np.float32)
+    colors = np.concatenate([bar_colors, np.ones((6, 4))]).astype(np.float32)
     shader = gpu.shader.from_builtin("FLAT_COLOR")
     batch_for_shader(shader, "TRIS", {"pos": verts, "color": colors}).draw(shader)
 

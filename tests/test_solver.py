@@ -11,6 +11,7 @@ import pytest
 from footprint_locomotion.solver import (biped, blocktridiag, character, errors, footpath, legs, optimize, orientation,
                                          physics, timing)
 from footprint_locomotion.solver.character import GRAVITY
+from footprint_locomotion.solver import motion as motion_module
 from footprint_locomotion.solver.motion import support_points
 from footprint_locomotion.solver import problem as problem_module
 from footprint_locomotion.solver.problem import Problem, Window, clear_timing_cache
@@ -76,6 +77,26 @@ def test_walking_is_physical_comfortable_and_feet_stay_put(motions, name):
         assert report["leg_length"][foot]["swing_max"] <= ch.leg_length_max + 1e-9  # no leg over-extends
     assert report["com_clearance"]["min"] >= report["com_clearance"]["required"]
     assert report["stance_slip"] <= 1e-9
+    # The report against the motion itself: non-physical force from the COM acceleration and the cone of
+    # the stance legs, leg lengths in stance and swing, the COM's height over the footprints it stands on.
+    to_com = motion.com[:, None, :] - support
+    residual = physics.nonphysical_force(physics.required_force(motion.com_acceleration),
+                                         to_com / np.linalg.norm(to_com, axis=-1, keepdims=True), motion.contact)
+    fraction = np.linalg.norm(residual, axis=1) / GRAVITY
+    assert fraction.mean() <= 0.05
+    assert report["non_physical_force"]["mean"] == pytest.approx(fraction.mean(), rel=1e-9)
+    assert report["non_physical_force"]["peak"] == pytest.approx(fraction.max(), rel=1e-9)
+    all_lengths = np.linalg.norm(motion.hips - support, axis=-1)
+    reach = np.linalg.norm(motion.hips - motion.feet, axis=-1)
+    for leg, foot in enumerate(ch.feet):
+        stance = motion.contact[:, leg]
+        assert report["leg_length"][foot]["min"] == pytest.approx(all_lengths[stance, leg].min())
+        assert report["leg_length"][foot]["max"] == pytest.approx(all_lengths[stance, leg].max())
+        assert report["leg_length"][foot]["swing_max"] == pytest.approx(reach[~stance, leg].max())
+    _character, terrain = biped.resolve(track(name))
+    if terrain is not None:  # the COM's height over the terrain under it
+        clearance = motion.com[:, 2] - terrain.heights(motion.com[:, :2])
+        assert report["com_clearance"]["min"] == pytest.approx(clearance.min())
     # Stance feet do not move while flat, and toes do not move at all (independent check).
     tr = track(name)
     tr = tr.take(tr.time_order())
@@ -149,6 +170,19 @@ def test_no_foot_goes_below_the_ground(motions, name):
     """Heel, mid-foot and toe of every foot, stance and swing, against the terrain (or the footprints): at
     most 2 mm, a flat sole resting on the crest of a bump in the bumpy run."""
     assert 0.0 <= motions[name].report["feet_below_ground"] <= 0.002
+
+
+def test_feet_below_ground_measures_heel_and_toe():
+    """A foot pitched toes down by 10 degrees on flat ground: its toe is half a foot times sin(10 degrees)
+    below it, which the report finds (mid-foot alone would not)."""
+    motion = biped.solve(track("fig1"), fps=30.0)
+    pitch = legs.rotation_matrices(0.0, np.radians(-10.0), 0.0)  # about the foot's X: toes down
+    tilted = dataclasses.replace(motion, foot_rotation=motion.foot_rotation @ pitch)
+    schedule = build_schedule(motion.track, motion.character)
+    half = 0.5 * motion.character.foot_length
+    depth = motion_module._feet_below_ground(tilted, schedule, FlatTerrain(0.0), half)
+    lowest = (motion.feet[..., 2] - half * np.sin(np.radians(10.0))).min()
+    assert depth == pytest.approx(max(-lowest, 0.0), abs=1e-9) and depth > 0.02
 
 
 def test_feet_below_ground_is_measured():
@@ -246,6 +280,11 @@ def test_batch_solves_each_track_as_alone():
     for i in (0, len(many) - 1):
         assert np.abs(motions[i].com - biped.solve(many[i]).com).max() < 1e-4
         assert many[i].liftoff.max() - 1 / 60 < motions[i].times[-1] <= many[i].liftoff.max()  # its own span
+    # Each track's own times, character and terrain go with it through the groups.
+    own_times = [np.linspace(0.0, t.liftoff.max(), 20 + i) for i, t in enumerate(many)]
+    with_times = biped.solve_batch(many, times=own_times)
+    assert [len(m.times) for m in with_times] == [len(t) for t in own_times]
+    assert np.allclose(with_times[-1].com, biped.solve(many[-1], times=own_times[-1]).com, atol=1e-4)
 
 
 ERROR_CASES = [
@@ -437,6 +476,49 @@ def test_body_yaw_follows_the_feet_through_a_turn(motions):
                                                   motion.character.pitch_amplitude, motion.character.roll_amplitude)
     assert np.allclose(motion.roll, oscillation + bank)
     assert np.abs(bank).max() > np.radians(1.0)  # the turn really banks
+    # ...towards the inside of the turn, on average over the steps' sway: turning right (yaw falling) the
+    # body leans right (roll > 0 lowers the right side, orientation.py).
+    yaw_rate = np.gradient(np.unwrap(motion.yaw), motion.times)
+    turning = np.abs(yaw_rate) > 0.3
+    assert turning.sum() > 50 and np.sign(bank[turning].mean()) == -np.sign(yaw_rate[turning].mean())
+    assert abs(bank[turning].mean()) > 3 * abs(bank[~turning].mean())
+    # Pitch swings twice per stride with the character's amplitude; roll once, towards the stance side.
+    ch = motion.character
+    walk = motions["straight_walk"]
+    assert np.ptp(walk.pitch) == pytest.approx(2 * ch.pitch_amplitude, rel=0.05)
+    sway = walk.roll - orientation.bank(walk.com_acceleration, walk.yaw, ch.bank_gain)
+    assert np.ptp(sway) == pytest.approx(2 * ch.roll_amplitude, rel=0.05)
+    single = walk.contact.sum(axis=1) == 1
+    left_only = single & walk.contact[:, 0]
+    assert np.mean(sway[left_only] < 0) > 0.9  # standing on the left foot: the left side lower
+
+
+def test_rotation_matrices_are_the_product_of_the_three_turns():
+    """R = Rz(yaw) Rx(pitch) Ry(roll), multiplied out (orientation.py): against the product itself."""
+    rng = np.random.default_rng(4)
+    yaw, pitch, roll = rng.uniform(-np.pi, np.pi, (3, 200))
+    c, s_ = np.cos, np.sin
+    one, zero = np.ones(200), np.zeros(200)
+    rz = np.stack([c(yaw), -s_(yaw), zero, s_(yaw), c(yaw), zero, zero, zero, one], axis=-1).reshape(-1, 3, 3)
+    rx = np.stack([one, zero, zero, zero, c(pitch), -s_(pitch), zero, s_(pitch), c(pitch)], axis=-1).reshape(-1, 3, 3)
+    ry = np.stack([c(roll), zero, s_(roll), zero, one, zero, -s_(roll), zero, c(roll)], axis=-1).reshape(-1, 3, 3)
+    r = orientation.rotation_matrices(yaw, pitch, roll)
+    assert np.allclose(r, rz @ rx @ ry, atol=1e-14)
+    assert np.allclose(r @ np.swapaxes(r, 1, 2), np.eye(3), atol=1e-14)
+
+
+def test_footprints_lie_flush_on_any_ground_along_their_heading():
+    """A footprint's frame: +Z the ground normal, toes (+Y) along the heading seen from above, for any
+    heading and any tilt of the ground (not only a slope rising straight ahead)."""
+    rng = np.random.default_rng(6)
+    headings = rng.uniform(-np.pi, np.pi, 300)
+    normals = np.column_stack([rng.uniform(-0.5, 0.5, 300), rng.uniform(-0.5, 0.5, 300), np.ones(300)])
+    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+    r = legs.flush_rotations(headings, normals)
+    assert np.allclose(r[:, :, 2], normals, atol=1e-12)
+    toes = r[:, :2, 1]
+    assert np.allclose(np.arctan2(-toes[:, 0], toes[:, 1]), headings, atol=1e-9)
+    assert np.allclose(r @ np.swapaxes(r, 1, 2), np.eye(3), atol=1e-12)
 
 
 def test_min_jerk_swing_profile_is_bell_shaped():
@@ -590,3 +672,12 @@ def test_leg_targets_settle_times_within_an_ulp_of_a_contact():
             targets = legs.leg_targets(sched, motion.character, times, hips)
             leg = motion.character.feet.index(str(sched.track.feet[j]))
             assert list(targets.footprint[:, leg] == j) == [False, True], (scale, j)
+    # ...and each swing arrives on time: a foot an ulp before its landing is where it stands at landing.
+    tr = motion.track
+    pairs = np.stack([np.nextafter(tr.contact, -np.inf), tr.contact], axis=1)
+    landing = biped.solve(t, times=pairs.ravel())
+    for j in range(1, len(tr)):  # the first contact starts the motion: nothing before it
+        leg = motion.character.feet.index(str(tr.feet[j]))
+        before, at = 2 * j, 2 * j + 1
+        assert np.allclose(landing.feet[before, leg], landing.feet[at, leg], atol=1e-6), j
+        assert np.allclose(landing.foot_rotation[before, leg], landing.foot_rotation[at, leg], atol=1e-6), j

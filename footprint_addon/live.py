@@ -71,8 +71,9 @@ def flush(context):
         if coll is None or not coll.footprint_track.is_track or coll.footprint_track.rig is None:
             continue
         current = signature(coll)
-        if _last.get(name) == current:
-            continue  # an update that changed nothing the solver reads (selection, our own writes)
+        if _last.get(name) == current:  # nothing the solver reads changed (selection, our own writes), or
+            errors.pop(name, None)  # an invalid edit was undone: the preview shows this state already
+            continue
         try:
             motion = preview.refresh(context, coll, coll.footprint_track.rig, _motions.get(name),
                                      changed_span(_last.get(name), current))

@@ -623,6 +623,40 @@ def test_a_live_edit_names_the_span_it_changed(addon):
     assert live.changed_span(before, taller) is None
 
 
+def test_an_invalid_live_edit_keeps_the_last_preview_and_says_why(addon, rig_scene):
+    """Mid-drag a footprint can overlap the next one of its foot: the re-solve refuses, the preview keeps
+    the last good motion, the Rig panel shows why; putting the footprint back clears it (the preview is
+    that state's already), and a valid edit re-solves."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    live.flush(bpy.context)
+    coll = bpy.context.scene.footprint.active_track
+    good = live.last_motion(coll.name)
+    objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    contact = objs[2].footprint.contact
+    objs[2].footprint.contact = objs[0].footprint.contact + 0.05  # lands while the same foot still stands
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 0
+    assert "touches down" in live.errors[coll.name] and live.last_motion(coll.name) is good
+    objs[2].footprint.contact = contact
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 0 and coll.name not in live.errors
+    objs[2].location.x += 0.02
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1 and live.last_motion(coll.name) is not good
+
+
+def test_the_scene_rate_counts_its_fps_base(addon, rig_scene):
+    """NTSC rates: 30 / 1.001 fps. A bake covers the track at that rate, frame for frame."""
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base = 30, 1.001
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    strip = bpy.data.objects["rig"].animation_data.nla_tracks["Footprints: fig1"].strips[0]
+    coll = scene.footprint.active_track
+    span = max(o.footprint.liftoff for o in coll.objects if o.footprint.is_footprint)
+    assert strip.frame_end - strip.frame_start == pytest.approx(np.floor(span * 30 / 1.001), abs=1.0)
+
+
 def test_a_live_signature_covers_what_the_solve_reads(addon, rig_scene):
     """Explicit character parameters are read by the solve like the preset: changing them makes the whole
     track stale; selecting a footprint changes nothing."""

@@ -28,7 +28,8 @@ class FOOTPRINT_OT_scrub_timing(bpy.types.Operator):
         if not diagram.contains(self.x, self.y):
             self.report({"ERROR"}, f"({self.x:.0f}, {self.y:.0f}) is not on the timing diagram")
             return {"CANCELLED"}
-        context.scene.frame_set(scene_clock.frame(context.scene, diagram.time_at(self.x)))
+        self._diagram = diagram
+        self._scrub(context, self.x)
         return {"FINISHED"}
 
     def invoke(self, context, event):

@@ -145,10 +145,11 @@ def test_batch_reports_each_job_and_fails_if_any_failed(fig1_scene, tmp_path):
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     before = digest(fig1_scene)
-    proc = run_cli("batch", str(jobs), "--output-dir", str(out_dir))
+    proc = run_cli("batch", str(jobs), "--output-dir", str(out_dir), "--measure")
     assert proc.returncode == 1
     lines = [line for line in proc.stdout.splitlines() if line.startswith("[")]
     assert len(lines) == 3 and lines[0].startswith("[1/3]") and ": ok," in lines[0]
+    assert "ball skate on the rig L " in lines[0]  # measured on the evaluated rig, job by job
     assert "FAILED: no armature 'ghost'" in lines[1] and "FAILED:" in lines[2] and "no such .blend" in lines[2]
     assert "batch: 1 of 3 jobs baked" in proc.stdout
     assert (out_dir / "scene.fig1.baked.blend").exists() and digest(fig1_scene) == before

@@ -11,6 +11,8 @@
   spot still out of reach) would take it farther, it is drawn in along the line to the hip.
 - Before its first and after its last footprint a foot swings from / to a rest place beside the other
   foot (the character starts and ends standing).
+- A leg the track never puts down (hopping on one leg, vdP97 §2.5's special case) is carried: its foot
+  held behind and below its hip with the knee bent, flat and facing the body's way.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .orientation import rotation_matrices
+from .orientation import body_yaw, rotation_matrices
 
 U_GRID = np.linspace(0.1, 0.9, 33)  # where a swing's clearance is checked
 MAX_PIVOT = np.radians(75.0)  # the most a heel lifts
 RETRACTED_LENGTH = 0.85  # l_nom: the leg length aimed for in mid-flight
+CARRIED_FOOT = np.array([0.0, -0.25, -0.55])  # l_nom, body frame (+Y forward): a leg never put down
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,9 @@ def leg_targets(schedule, character, times, hips, terrain=None, footprint_rotati
 
     position = np.ascontiguousarray(by_time(position))
     rotation = np.ascontiguousarray(by_time(rotation))
+    carried = np.flatnonzero(sizes == 1)  # no footprint, only the placeholder anchor of _anchors
+    if len(carried):
+        position[:, carried], rotation[:, carried] = _carried(hips[:, carried], times, schedule, character)
     _retract_in_flight(position, hips, times, schedule, character)
     _keep_within_reach(position, rotation, hips, ~by_time(standing), character)
     return LegTargets(position, rotation, by_time(beta).copy(), by_time(on).copy(),
@@ -151,7 +157,7 @@ def leg_targets(schedule, character, times, hips, terrain=None, footprint_rotati
 def _anchors(schedule, character, leg, mine, rotations_fp):
     """Rest place, the leg's footprints, rest place: positions, rotations, lift-off and landing times."""
     tr = schedule.track
-    if mine.size == 0:  # a leg the track never puts down: held at the origin, never in contact
+    if mine.size == 0:  # a leg the track never puts down: one placeholder, never in contact (see _carry)
         return np.zeros((1, 3)), np.eye(3)[None], np.array([np.inf]), np.array([-np.inf]), np.array([-1])
     others = np.flatnonzero(schedule.leg_of_footprint != leg)
 
@@ -176,6 +182,15 @@ def _anchors(schedule, character, leg, mine, rotations_fp):
     lift = np.concatenate([[schedule.start], tr.liftoff[mine], [np.inf]])
     land = np.concatenate([[-np.inf], tr.contact[mine], [max(schedule.end, tr.liftoff[mine[-1]])]])
     return pos, rot, lift, land, np.concatenate([[-1], mine, [-1]])
+
+
+def _carried(hips, times, schedule, character):
+    """Positions (N, C, 3) and rotations (N, C, 3, 3) of the feet of legs never put down, from their hips
+    (N, C, 3): held at CARRIED_FOOT, turned with the body's yaw."""
+    tr = schedule.track
+    frame = rotation_matrices(body_yaw(times, tr.contact, tr.liftoff, tr.headings), 0.0, 0.0)  # (N, 3, 3)
+    offset = frame @ (CARRIED_FOOT * character.leg_length_nominal)
+    return hips + offset[:, None], np.repeat(frame[:, None], hips.shape[1], axis=1)
 
 
 def _swing_bump(p0, p1, character, terrain):

@@ -165,6 +165,27 @@ def test_legs_retract_in_flight(motions, name):
     assert step.max() < 0.12
 
 
+def test_a_leg_never_put_down_is_carried_under_its_hip():
+    """Hopping on the left leg alone (vdP97 §2.5's special case): the right foot is held behind and below
+    its hip with the knee bent, facing the body's way, all along, never on the ground."""
+    n = 6
+    contact = 0.55 * np.arange(n)
+    liftoff = contact + 0.35
+    hop = make_track(["L"] * n, [(0.1, 0.45 * i, 0.0) for i in range(n)], np.radians(10.0) * np.arange(n),
+                     contact, liftoff)
+    motion = biped.solve(hop, fps=30.0)
+    right = 1
+    assert not motion.contact[:, right].any()
+    leg = motion.feet[:, right] - motion.hips[:, right]
+    l_nom = motion.character.leg_length_nominal
+    assert np.allclose(np.linalg.norm(leg, axis=-1), np.linalg.norm(legs.CARRIED_FOOT) * l_nom)
+    forward = motion.foot_rotation[:, right, :, 1]
+    yaw = orientation.body_yaw(motion.times, hop.contact, hop.liftoff, hop.headings)
+    assert np.allclose(forward, np.stack([-np.sin(yaw), np.cos(yaw), 0 * yaw], axis=1), atol=1e-12)
+    assert ((leg * forward).sum(axis=1) < 0).all() and (leg[:, 2] < -0.5 * l_nom).all()  # behind, below
+    assert motion.report["leg_length"]["R"]["swing_max"] < motion.character.leg_length_nominal
+
+
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_no_foot_goes_below_the_ground(motions, name):
     """Heel, mid-foot and toe of every foot, stance and swing, against the terrain (or the footprints): at

@@ -49,9 +49,11 @@ def scipy_least_squares(problem):
     def unpack(x):
         return x.reshape(n_free, 6)
 
+    ends = problem.end_jacobian()
+
     def fun(x):
         p, a = problem.sample_states(unpack(x))
-        return problem.residuals(p, a).ravel()
+        return np.concatenate([problem.residuals(p, a).ravel(), problem.end_residuals(unpack(x)).ravel()])
 
     def jac(x):
         p, a = problem.sample_states(unpack(x))
@@ -61,7 +63,7 @@ def scipy_least_squares(problem):
         idx = np.arange(rows)
         dense[idx, :, pair[:, 0], :] += local[:, :, :6]
         dense[idx, :, pair[:, 1], :] += local[:, :, 6:]
-        return dense.reshape(rows * local.shape[1], n_free * 6)
+        return np.vstack([dense.reshape(rows * local.shape[1], n_free * 6), ends])
 
     result = least_squares(fun, problem.initial_free().ravel(), jac=jac, method="trf", x_scale="jac")
     return float(2.0 * result.cost)

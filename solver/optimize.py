@@ -82,8 +82,10 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
         grad = _select(keep, new_grad, grad)
         if len(upper):
             upper = _select(keep[:-1] & keep[1:], new_upper, upper)
-        damping = np.where(better, damping * np.maximum(1.0 / 3.0, 1.0 - (2.0 * gain - 1.0) ** 3), damping * growth)
-        growth = np.where(better, 2.0, growth * 2.0)
+        rejected = ~better & ~done  # a finished track's damping stays (it would grow without bound)
+        damping = np.where(better, damping * np.maximum(1.0 / 3.0, 1.0 - (2.0 * gain - 1.0) ** 3),
+                           np.where(rejected, damping * growth, damping))
+        growth = np.where(better, 2.0, np.where(rejected, growth * 2.0, growth))
         small_gain = better & (energies - new_energies <= tolerance * np.maximum(new_energies, 1e-30))
         stuck = ~better & (damping > 1e12)
         energies = np.where(better, new_energies, energies)
@@ -99,13 +101,14 @@ def greedy_descent(problem: Problem, free=None, scales=GREEDY_SCALES, max_sweeps
     per = problem.samples_per_segment
     touching = [np.flatnonzero((problem.left == k) | (problem.right == k)) for k in range(problem.n_free)]
     rows_of = [(s[:, None] * per + np.arange(per)[None, :]).ravel() for s in touching]
+    ends_of = [np.flatnonzero((problem.end_pairs == k).any(axis=1)) for k in range(problem.n_free)]
     mean_duration = float(np.mean(problem.h))
 
     def local_energy(x, k):
         rows = rows_of[k]
         p, a = problem.sample_states(x, rows)
         r = problem.residuals(p, a, rows)
-        return float((r**2).sum())
+        return float((r**2).sum() + (problem.end_residuals(x, ends_of[k]) ** 2).sum())
 
     evaluations = 0
     sweeps = 0

@@ -8,7 +8,11 @@ Energy, unit mass, summed over samples t_i with weight dt (vdP97 §2.4.3), as sq
 - physics: the non-physical force (physics.py), Torkos eq. 3's squared form;
 - comfort: k (l - l_nom)^2 for each stance leg (vdP97 §2.4.2, Torkos eq. 4), l from hip to support;
 - barrier: k_b max(0, l - (l_max - margin))^2, keeping each stance leg within l_max;
-- clearance: k_c max(0, ground + c - z)^2, the COM above the terrain (Torkos §4.6.2).
+- clearance: k_c max(0, ground + c - z)^2, the COM above the terrain (Torkos §4.6.2);
+- ends: k_e |V_1 - V_0|^2 at each end of a track, V_0 the COM velocity at its first (last) knot and V_1
+  at the next (previous) one. A track is a stretch of a longer motion: at its ends the COM keeps the pace
+  it has at the neighbouring footfall. Without it the ends are free, and a last stance on one foot is as
+  cheap falling back down a slope as going on (the 15 degree walk ended 0.4 m lower, moving backwards).
 The point of support is mid-foot, or the toe when the leg would over-extend with the hip ahead of the
 foot: the foot is then on its toes (vdP97 §2.4.1; blended, see Problem.evaluate).
 """
@@ -24,6 +28,7 @@ from .schedule import SAMPLES_PER_SEGMENT, build_schedule
 from .schedule import clear_cache as clear_schedule_cache
 from .spline import GRAVITY_VECTOR, hermite_basis, layout
 
+ENDS_WEIGHT = 0.3  # s: the steady-ends term's weight, a velocity change's squared m/s to energy
 TOE_RAMP = 0.5  # the point of support blends from mid-foot to the toe over this fraction of half a foot
 _LEFT_COLUMNS = np.r_[0:6, 12]  # a segment's normal-equation rows for its left state: J^T J block, J^T r
 _RIGHT_COLUMNS = np.r_[6:12, 12]
@@ -40,6 +45,7 @@ class Weights:
     comfort: float = 150.0
     barrier: float = 1e5
     clearance: float = 1e5
+    ends: float = ENDS_WEIGHT
     barrier_margin: float = 0.015  # metres below l_max where the barrier starts
 
 
@@ -57,6 +63,8 @@ class Assembly:
     upper_index: np.ndarray  # ...and the block row each goes to
     segment_track: np.ndarray  # the track of each segment
     mapped: np.ndarray  # its segments whose Hermite controls are not their free states as such (flights)
+    first: int  # its first free state
+    ends: np.ndarray  # the problem's end pairs (steady-ends term) with a free state among its states
 
 
 @dataclass
@@ -218,7 +226,19 @@ class Problem:
          self.sample_weights, self.pair_weights, self.control_scale,
          self.pair_scale) = _by_timing("controls", timing, self._control_maps)
         self.terrain_groups = self._terrain_groups()
+        self.end_pairs, self.end_track = self._end_pairs()
         self.assembly = self.assembly_for(0, self.n_free)
+
+    def _end_pairs(self):
+        """(E, 2) free states whose velocities the steady-ends term ties: each track's first two and last
+        two knots, where a segment joins them (not a flight); and the track of each pair."""
+        segment_track = self.sample_track[::self.samples_per_segment]
+        tracks = np.arange(self.n_tracks)
+        first = np.searchsorted(segment_track, tracks)
+        last = np.searchsorted(segment_track, tracks, side="right") - 1
+        ends = np.unique(np.concatenate([first, last]))  # one segment when a track has only one
+        ends = ends[self.coupled[ends]]
+        return np.stack([self.left[ends], self.right[ends]], axis=1), segment_track[ends]
 
     def _control_maps(self):
         """The linear maps from free states to samples, which depend on timing alone.
@@ -276,8 +296,9 @@ class Problem:
         starts = np.searchsorted(keys[order], np.arange(stop - first))
         upper_segments = np.flatnonzero(self.coupled[segments] & (left >= 0) & (right < stop - first))
         mapped = self.mapped[(self.mapped >= segments.start) & (self.mapped < segments.stop)] - segments.start
+        touched = ((self.end_pairs >= first) & (self.end_pairs < stop)).any(axis=1)
         return Assembly(segments, samples, stop - first, order, starts, upper_segments, left[upper_segments],
-                        self.sample_track[samples][::per], mapped)
+                        self.sample_track[samples][::per], mapped, first, np.flatnonzero(touched))
 
     def _terrain_groups(self):
         """Sample rows per distinct terrain object: a handful of groups, each queried in one call."""
@@ -405,13 +426,14 @@ class Problem:
         return r, dp, complement * root_weight[0]
 
     def energy_terms(self, free):
-        """Per track: total energy, and its physics / comfort / barrier / clearance parts."""
+        """Per track: total energy, and its physics / comfort / barrier / clearance / ends parts."""
         p, a = self.sample_states(free)
         r = self.evaluate(p.T, a.T)
         legs = self.legs
         parts = {"physics": r[:3], "comfort": r[3:3 + legs], "barrier": r[3 + legs:3 + 2 * legs],
                  "clearance": r[3 + 2 * legs:]}
         out = {k: np.bincount(self.sample_track, (v**2).sum(axis=0), self.n_tracks) for k, v in parts.items()}
+        out["ends"] = np.bincount(self.end_track, (self.end_residuals(free) ** 2).sum(axis=1), self.n_tracks)
         out["total"] = sum(out.values())
         return out
 
@@ -467,7 +489,39 @@ class Problem:
         upper = np.zeros((max(a.n_free - 1, 0), 6, 6))
         upper[a.upper_index] = product[a.upper_segments, :6, 6:12]
         energies = np.bincount(a.segment_track, product[:, 12, 12], self.n_tracks)
-        return energies, summed[..., :6], upper, summed[..., 6]
+        diag, grad = summed[..., :6], summed[..., 6]
+        if len(a.ends):
+            energies += self._add_steady_ends(free, a, diag, upper, grad)
+        return energies, diag, upper, grad
+
+    def end_residuals(self, free, pairs=slice(None)):
+        """The steady-ends residuals (E, 3) of the end pairs: sqrt(k_e) (V_1 - V_0)."""
+        lo, hi = self.end_pairs[pairs].T
+        return np.sqrt(self.weights.ends) * (free[hi, 3:] - free[lo, 3:])
+
+    def end_jacobian(self):
+        """The steady-ends residuals' Jacobian, dense (3 E, 6 n_free), for checks and other optimisers."""
+        jac = np.zeros((len(self.end_pairs), 3, self.n_free, 6))
+        rows = np.arange(len(self.end_pairs))
+        for column, sign in enumerate((-1.0, 1.0)):
+            jac[rows, :, self.end_pairs[:, column], 3:] += sign * np.sqrt(self.weights.ends) * np.eye(3)
+        return jac.reshape(3 * len(rows), 6 * self.n_free)
+
+    def _add_steady_ends(self, free, a, diag, upper, grad):
+        """Add the steady-ends term of the pairs touching the assembly's free states to its normal
+        equations (in place); return its energy per track. r = sqrt(k) (V_hi - V_lo): J^T J is k I on both
+        velocities' diagonal blocks and -k I between them, J^T r is -+ k (V_hi - V_lo)."""
+        k = self.weights.ends
+        r = self.end_residuals(free, a.ends)
+        lo, hi = (self.end_pairs[a.ends] - a.first).T
+        eye = k * np.eye(3)
+        for index, sign in ((lo, -1.0), (hi, 1.0)):  # the pair's two states (one may be held, outside)
+            inside = (index >= 0) & (index < a.n_free)
+            np.add.at(diag, (index[inside], slice(3, 6), slice(3, 6)), eye)
+            np.add.at(grad, (index[inside], slice(3, 6)), sign * np.sqrt(k) * r[inside])
+        both = (lo >= 0) & (hi < a.n_free)
+        np.add.at(upper, (lo[both], slice(3, 6), slice(3, 6)), -eye)
+        return np.bincount(self.end_track[a.ends], (r * r).sum(axis=1), self.n_tracks)
 
 
 class Window:

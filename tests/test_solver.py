@@ -144,6 +144,21 @@ def test_stance_feet_lie_flush_with_the_slope(motions):
     assert np.allclose(toe, tr.positions[index] + half * flush[index][:, :, 1], atol=1e-9)
 
 
+@pytest.mark.parametrize("name", WALKS)
+def test_the_com_keeps_its_pace_at_the_track_ends(motions, name):
+    """A track is a stretch of a longer walk: at its first and last instants the COM moves on along the
+    footprints at about the height it walks at, never falling back (the steady-ends term)."""
+    motion = motions[name]
+    tr = track(name)
+    height = motion.com[:, 2] - motion.feet[:, :, 2].min(axis=1)  # above the lower foot
+    for end, footprint in ((0, np.argmin(tr.contact)), (-1, np.argmax(tr.liftoff))):
+        heading = tr.headings[footprint]
+        forward = np.array([-np.sin(heading), np.cos(heading), 0.0])
+        assert motion.com_velocity[end] @ forward > 0.2 * np.abs(motion.com_velocity @ forward).mean()
+        assert height[end] > 0.9 * np.median(height)
+        assert abs(motion.com_velocity[end, 2]) < 0.5 * np.linalg.norm(motion.com_velocity[end, :2])
+
+
 @pytest.mark.parametrize("name", ["leap", "bumpy_run"])
 def test_legs_retract_in_flight(motions, name):
     """vdP97 §2.5: in a flight phase the legs draw in towards the hips, most in mid-flight, smoothly."""
@@ -427,8 +442,9 @@ def dense_normal_equations(problem, free):
     rows = np.arange(len(r))
     jac[rows, :, pair[:, 0]] += local[:, :, :6]
     jac[rows, :, pair[:, 1]] += local[:, :, 6:]
-    jac = jac.reshape(r.size, -1)
-    return jac.T @ jac, jac.T @ r.ravel(), float(r.ravel() @ r.ravel())
+    jac = np.vstack([jac.reshape(r.size, -1), problem.end_jacobian()])
+    r = np.concatenate([r.ravel(), problem.end_residuals(free).ravel()])
+    return jac.T @ jac, jac.T @ r, float(r @ r)
 
 
 def test_normal_equations_match_the_dense_jacobian():
@@ -452,8 +468,8 @@ def test_normal_equations_match_the_dense_jacobian():
             # Nothing couples states two apart, nor two tracks.
             far = np.abs(np.subtract.outer(np.arange(n), np.arange(n))) > 1
             assert np.all(blocks.transpose(0, 2, 1, 3)[far] == 0.0)
-            if problem.n_tracks == 1:  # a window: the same rows of the same system
-                first, stop = 2, n - 3
+            for first, stop in ((2, n - 3), (1, n)) if problem.n_tracks == 1 else ():
+                # A window: the same rows of the same system (the second has an end pair's state held).
                 window = Window(problem, free, first, stop)
                 _e, w_diag, w_upper, w_grad = window.linearize(free[first:stop])
                 assert np.allclose(w_diag, diag[first:stop], rtol=0, atol=1e-11 * scale)

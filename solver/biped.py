@@ -133,13 +133,11 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None, previous
         times = sched.start + np.arange(frame_count(sched.start, sched.end, fps)) / fps
     times = np.clip(np.asarray(times, dtype=float), sched.start, sched.end)
     footprint_rotations = legs_module.flush_rotations(tr.headings, legs_module.terrain_normals(terrain, tr.positions[:, :2]))
-    if (previous is not None and spans is not None and np.array_equal(previous.times, times)
-            and not np.any(np.diff(times) < 0)):  # _reached reads times in order
-        inside, lead_in = _reached(sched, times, *spans)
-        sampled = inside | lead_in
+    if previous is not None and spans is not None and np.array_equal(previous.times, times):
+        inside = _reached(sched, times, *spans)
         pose = {name: getattr(previous, name).copy() for name in POSE}
-        for name, values in zip(POSE, _pose(part, free, times[sampled], footprint_rotations)):
-            pose[name][inside] = values[inside[sampled]]
+        for name, values in zip(POSE, _pose(part, free, times[inside], footprint_rotations)):
+            pose[name][inside] = values
     else:
         pose = dict(zip(POSE, _pose(part, free, times, footprint_rotations)))
     motion = Motion(fps, times, **pose, character=ch, track=tr)
@@ -154,63 +152,51 @@ POSE = ("com", "com_velocity", "com_acceleration", "yaw", "pitch", "roll", "hips
 
 
 def _pose(part, free, times, footprint_rotations):
-    """COM, body orientation, hips and leg targets at the times (in any order: a swing starts from the pose
-    its stance was last sampled in, so they are computed in time order)."""
-    if np.any(np.diff(times) < 0):
-        order = np.argsort(times, kind="stable")
-        back = np.empty_like(order)
-        back[order] = np.arange(len(order))
-        return tuple(values[back] for values in _pose(part, free, times[order], footprint_rotations))
+    """COM, body orientation, hips and leg targets at the times (in any order)."""
     sched, ch, terrain = part.schedule, part.character, part.terrain
     com, vel, acc = spline.evaluate(part.layout, free, times)
-    yaw, pitch, roll = orientation.body_angles(times, sched.track, ch, acc)
-    rot = orientation.rotation_matrices(yaw, pitch, roll)
-    hips = com[:, None, :] + np.einsum("nij,lj->nli", rot, ch.hip_offsets)
-    targets = legs_module.leg_targets(sched, ch, times, hips, terrain, footprint_rotations)
+    yaw, pitch, roll, hips = _body(sched, ch, times, com, acc)
+    # Each footprint's hip at its lift-off instant: a swing starts from the pose the foot left in then.
+    lift = np.clip(sched.track.liftoff, sched.start, sched.end)
+    com_l, _vel_l, acc_l = spline.evaluate(part.layout, free, lift)
+    liftoff_hips = _body(sched, ch, lift, com_l, acc_l)[3][np.arange(len(lift)), sched.leg_of_footprint]
+    targets = legs_module.leg_targets(sched, ch, times, hips, liftoff_hips, terrain, footprint_rotations)
     return (com, vel, acc, yaw, pitch, roll, hips, targets.position, targets.rotation, targets.toe_pivot,
             targets.contact, targets.footprint)
 
 
+def _body(schedule, character, times, com, acc):
+    """The body's yaw, pitch and roll (N,) each at the times (vdP97 §2.6), and the hips (N, L, 3)."""
+    yaw, pitch, roll = orientation.body_angles(times, schedule.track, character, acc)
+    rot = orientation.rotation_matrices(yaw, pitch, roll)
+    return yaw, pitch, roll, com[:, None, :] + np.einsum("nij,lj->nli", rot, character.hip_offsets)
+
+
 def _reached(schedule, times, affected, moved):
     """After a re-solve that changed the COM within `affected` and moved or turned footprints within `moved`
-    (seconds, moved inside affected): which times to sample again, and which earlier ones to sample along
-    with them, (inside, lead_in), (N,) bool each.
+    (seconds, moved inside affected): the times (N,) bool to sample again.
 
-    Inside: the affected span widened by the body's yaw window; back to the lift-off of any foot's swing
-    under way at its start that may land on a moved footprint; on to the landing of any swing under way at
-    its end (the pose it started from may have changed). Lead-in: for each foot swinging at the first time
-    inside, the last sampled time of the stance it left, since a swing starts from the pose sampled there
-    (sampled, not kept). Near the track's ends (the feet's rest places depend on the first and last
-    footprints): everything is sampled again.
+    The affected span widened by the body's yaw window; back to the lift-off of any foot's swing under way
+    at its start that may land on a moved footprint; on to the landing of any swing under way at its end
+    (the hip it left with may have changed). Near the track's ends (the feet's rest places depend on the
+    first and last footprints): every time.
     """
     tr, legs = schedule.track, schedule.leg_of_footprint
-    everything = np.ones(len(times), dtype=bool)
     start0 = affected[0] - orientation.YAW_WINDOW / 2
     stop0 = affected[1] + orientation.YAW_WINDOW / 2
     start, stop = start0, stop0
-    steps = []
     for leg in np.unique(legs):  # a handful of legs
         mine = np.flatnonzero(legs == leg)
         contact, liftoff = tr.contact[mine], tr.liftoff[mine]
         before = np.searchsorted(liftoff, start0, side="right") - 1  # its last lift-off by start0...
         after = np.searchsorted(liftoff, stop0, side="right") - 1  # ...and by stop0
         if before < 1 or after + 2 >= len(mine):
-            return everything, ~everything
+            return np.ones(len(times), dtype=bool)
         if contact[before + 1] > start0 and contact[before + 1] >= moved[0]:  # under way, maybe to a moved one
             start = min(start, liftoff[before])
         if contact[after + 1] > stop0:  # under way at the end: the rest of that swing
             stop = max(stop, contact[after + 1])
-        steps.append((contact, liftoff))
-    inside = (times >= start) & (times <= stop)
-    lead_in = np.zeros(len(times), dtype=bool)
-    if inside.any():
-        first = times[inside][0]
-        for contact, liftoff in steps:
-            left = np.searchsorted(liftoff, first, side="right") - 1
-            if 0 <= left < len(contact) - 1 and contact[left + 1] > first:  # swinging at the first time
-                last_stance = np.searchsorted(times, liftoff[left], side="left") - 1
-                lead_in[max(last_stance, 0)] = True
-    return inside, lead_in & ~inside
+    return (times >= start) & (times <= stop)
 
 
 def _ground(problem, part, times, com, terrain):

@@ -3,7 +3,8 @@
 - Stance: the foot rests on its footprint, flush with the ground. When the hip would be farther than
   l_max from mid-foot while ahead of the foot, the heel lifts: the foot pivots about its toe just enough
   to bring the leg back within l_max (the toe stays exactly on the footprint).
-- Swing: from lift-off to the next contact of the same foot, a minimum-jerk progression (a bell-shaped
+- Swing: from lift-off (the pose the foot had at that instant, heel up or not, whatever the frame rate)
+  to the next contact of the same foot, a minimum-jerk progression (a bell-shaped
   speed profile) along the straight line, raised by a bump that clears the ground under the path by the
   character's swing clearance (stairs included); orientation turns about a single axis (vdP97 §2.5).
 - Flight: legs retract towards a shorter length in mid-flight, procedurally (vdP97 §2.5).
@@ -85,9 +86,10 @@ def terrain_normals(terrain, xy, eps=0.02):
     return n / np.linalg.norm(n, axis=1, keepdims=True)
 
 
-def leg_targets(schedule, character, times, hips, terrain=None, footprint_rotations=None):
-    """Foot targets for every leg at the given times, with hips (N, L, 3) from the body motion;
-    footprint_rotations (F, 3, 3), when the caller has them, are the footprints' flush_rotations.
+def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, footprint_rotations=None):
+    """Foot targets for every leg at the given times, with hips (N, L, 3) from the body motion, and
+    liftoff_hips (F, 3) the hip of each footprint's leg at its lift-off; footprint_rotations (F, 3, 3),
+    when the caller has them, are the footprints' flush_rotations.
 
     All legs at once: each leg's anchors (rest place, its footprints, rest place) go into one table, and
     each (time, leg) row looks its anchor up by time within its own leg's block of that table.
@@ -125,12 +127,14 @@ def leg_targets(schedule, character, times, hips, terrain=None, footprint_rotati
     beta = np.zeros(len(t))
     if on.any():
         beta[on], stand_pos[on], stand_rot[on] = _heel_off(stand_pos[on], stand_rot[on], hips_rows[on], character, half)
-    # A swing starts from the pose the foot left its footprint in (heel up, if it was), not the flat one.
-    last_on = np.maximum.accumulate(np.where(on, np.arange(len(t)), -1))
-    safe = np.maximum(last_on, 0)
-    from_stance = ~standing & (last_on >= 0) & (k[safe] == k)  # same anchor, hence same leg
-    start_pos = np.where(from_stance[:, None], stand_pos[safe], anchors_pos[k])
-    start_rot = np.where(from_stance[:, None, None], stand_rot[safe], anchors_rot[k])
+    # A swing starts from the pose the foot left its footprint in at the lift-off instant (heel up, as the
+    # hip then has it), whatever the times sampled: the same swing at any frame rate.
+    leave_pos, leave_rot = anchors_pos.copy(), anchors_rot.copy()
+    left_footprint = footprint_of >= 0
+    _beta, leave_pos[left_footprint], leave_rot[left_footprint] = _heel_off(
+        anchors_pos[left_footprint], anchors_rot[left_footprint], liftoff_hips[footprint_of[left_footprint]],
+        character, half)
+    start_pos, start_rot = leave_pos[k], leave_rot[k]
     line = start_pos + (anchors_pos[nxt] - start_pos) * s[:, None]
     bump = _swing_bump(anchors_pos[:-1], anchors_pos[1:], character, terrain)[np.minimum(k, len(anchors_pos) - 2)]
     swing_pos = line
@@ -182,6 +186,17 @@ def _anchors(schedule, character, leg, mine, rotations_fp):
     lift = np.concatenate([[schedule.start], tr.liftoff[mine], [np.inf]])
     land = np.concatenate([[-np.inf], tr.contact[mine], [max(schedule.end, tr.liftoff[mine[-1]])]])
     return pos, rot, lift, land, np.concatenate([[-1], mine, [-1]])
+
+
+def hips_at_liftoff(track, times, hips, leg_of_footprint):
+    """(F, 3): each footprint's leg's hip at its lift-off, interpolated in hips (N, L, 3) sampled at times
+    (in order; clamped at their ends), for motions whose hips are known only at samples."""
+    out = np.empty((len(track.liftoff), 3))
+    for leg in np.unique(leg_of_footprint):  # a handful of legs
+        mine = leg_of_footprint == leg
+        for axis in range(3):
+            out[mine, axis] = np.interp(track.liftoff[mine], times, hips[:, leg, axis])
+    return out
 
 
 def _carried(hips, times, schedule, character):

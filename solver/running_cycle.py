@@ -155,7 +155,8 @@ def running_cycle(params: RunningParameters, character: Character, legs: LegGeom
     carry = 0.05 + 0.2 * (attributes.knee_flexion_swing - 60.0) / 80.0
     character = replace(character, swing_clearance=carry)
     schedule = build_schedule(track, character)
-    targets = legs_module.leg_targets(schedule, character, times, hips)
+    liftoff_hips = legs_module.hips_at_liftoff(track, times, hips, schedule.leg_of_footprint)
+    targets = legs_module.leg_targets(schedule, character, times, hips, liftoff_hips)
     ankle_offset = np.array(character.ankle_offset if character.ankle_offset is not None
                             else (0.0, -0.1 * character.foot_length, 0.045 * params.body_height))
     swing_keys(targets, schedule, times, hips, constraints, legs, attributes, ankle_offset,

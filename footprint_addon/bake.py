@@ -17,7 +17,7 @@ from ..solver import biped
 from ..solver.orientation import rotation_matrices
 from ..solver.track import frame_count
 from ..solver.transforms import quaternion_from_matrix, rotation_z
-from . import animation, scene_clock, scene_io
+from . import animation, scene_clock, scene_io, solved
 from .rigs import bind
 
 class BakeError(ValueError):
@@ -175,6 +175,8 @@ def bake(context, coll, rig, progress=None):
 
 
 def remember(coll, rig, motion):
-    """Keep the rig and the quality report on the track, for the panel."""
+    """Keep the rig and the quality report on the track, for the panel; record the solve (the overlay
+    draws its motion, the live update starts from it)."""
     coll.footprint_track.rig = rig
     coll.footprint_track.last_report = json.dumps(motion.report)
+    solved.record(coll, motion)

@@ -518,14 +518,15 @@ def test_running_swing_leg_meets_its_phase_constraints(addon, rig_scene):
 def test_moving_a_footprint_re_solves_once_and_refreshes_the_preview(addon, rig_scene, tmp_path):
     live = sys.modules[f"{addon}.footprint_addon.live"]
     assert live.on_depsgraph_update in bpy.app.handlers.depsgraph_update_post
+    solved = sys.modules[f"{addon}.footprint_addon.solved"]
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}  # the track's rig and preview
+    assert solved.last_motion("fig1") is not None  # the overlay draws it at once; the live update starts there
     com = bpy.data.objects["fig1 COM"]
 
     def com_keys():
         return [tuple(k.co) for k in fcurves(addon, com.animation_data.action)[1].keyframe_points]
 
     before = com_keys()
-    live.flush(bpy.context)
     solves = live.stats["solves"]
     scene = bpy.context.scene
     scene.frame_set(scene.frame_start + 60)
@@ -564,10 +565,30 @@ def test_moving_a_footprint_re_solves_once_and_refreshes_the_preview(addon, rig_
     assert live.flush(bpy.context) == 1
 
 
+def test_a_bake_hands_its_motion_to_the_overlay_and_the_live_update(addon, rig_scene):
+    """After a bake the overlay draws the baked motion, and the first live edit starts from it (a warm
+    start) instead of solving from scratch."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    solved = sys.modules[f"{addon}.footprint_addon.solved"]
+    coll = bpy.context.scene.footprint.active_track
+    assert solved.last_motion(coll.name) is None
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    baked = solved.last_motion(coll.name)
+    assert baked is not None and baked.report == json.loads(coll.footprint_track.last_report)
+    assert solved.last_signature(coll.name) == solved.signature(coll)
+    objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    objs[4].location.x += 0.03
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1
+    assert json.loads(coll.footprint_track.last_report)["optimizer"]["warm_start"]
+    assert solved.last_motion(coll.name) is not baked
+
+
 def test_a_live_edit_of_a_long_track_samples_again_only_around_it(addon, rig_scene, tmp_path):
     """A 60-step walk: moving one footprint mid-track re-optimises a window and samples again only the
     frames it reaches; the preview's motion is the one sampled in full from the same solution."""
     live = sys.modules[f"{addon}.footprint_addon.live"]
+    solved = sys.modules[f"{addon}.footprint_addon.solved"]
     bake = bake_module(addon)
     biped = sys.modules[f"{addon}.solver.biped"]
     human = character_module(addon).preset("human")
@@ -585,16 +606,16 @@ def test_a_live_edit_of_a_long_track_samples_again_only_around_it(addon, rig_sce
     assert coll.name == "walk60"
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
     live.flush(bpy.context)
-    first = live.last_motion("walk60")
+    first = solved.last_motion("walk60")
     first.com[0] += 100.0  # a mark: where the live update copies the earlier motion, it shows through
     objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
-    before = live.signature(coll)
+    before = solved.signature(coll)
     objs[30].location.x += 0.04
     bpy.context.view_layer.update()
-    span = live.changed_span(before, live.signature(coll))
+    span = solved.changed_span(before, solved.signature(coll))
     assert span == pytest.approx((objs[30].footprint.contact, objs[30].footprint.liftoff), abs=1e-6)
     assert live.flush(bpy.context) == 1
-    motion = live.last_motion("walk60")
+    motion = solved.last_motion("walk60")
     assert motion.report["optimizer"]["window"] is not None
     # The same solve without the earlier motion samples every frame: the same motion, to the bit.
     binding = bake.bind(rig_scene)
@@ -608,19 +629,19 @@ def test_a_live_edit_of_a_long_track_samples_again_only_around_it(addon, rig_sce
 
 
 def test_a_live_edit_names_the_span_it_changed(addon):
-    live = sys.modules[f"{addon}.footprint_addon.live"]
+    solved = sys.modules[f"{addon}.footprint_addon.solved"]
     settings = ("human", None, "rig")
     feet = (("L.000", (0.0, 0.0, 0.0), 0.0, 0.0, 0.6, "L"), ("R.000", (0.2, 0.5, 0.0), 0.0, 0.5, 1.1, "R"),
             ("L.001", (0.0, 1.0, 0.0), 0.0, 1.0, 1.6, "L"))
     before = (settings, feet)
     moved = (settings, (feet[0], ("R.000", (0.25, 0.5, 0.0), 0.1, 0.5, 1.1, "R"), feet[2]))
-    assert live.changed_span(before, moved) == (0.5, 1.1)  # moved and turned: that footprint's span
+    assert solved.changed_span(before, moved) == (0.5, 1.1)  # moved and turned: that footprint's span
     retimed = (settings, (feet[0], ("R.000", (0.2, 0.5, 0.0), 0.0, 0.5, 1.2, "R"), feet[2]))
-    assert live.changed_span(before, retimed) is None  # timing changed: the whole track counts
-    assert live.changed_span(before, (settings, feet[:2])) is None and live.changed_span(None, before) is None
-    assert live.changed_span(before, before) is None
+    assert solved.changed_span(before, retimed) is None  # timing changed: the whole track counts
+    assert solved.changed_span(before, (settings, feet[:2])) is None and solved.changed_span(None, before) is None
+    assert solved.changed_span(before, before) is None
     taller = (("bird",) + settings[1:], moved[1])  # another character: every state is stale
-    assert live.changed_span(before, taller) is None
+    assert solved.changed_span(before, taller) is None
 
 
 def test_an_invalid_live_edit_keeps_the_last_preview_and_says_why(addon, rig_scene):
@@ -628,22 +649,23 @@ def test_an_invalid_live_edit_keeps_the_last_preview_and_says_why(addon, rig_sce
     the last good motion, the Rig panel shows why; putting the footprint back clears it (the preview is
     that state's already), and a valid edit re-solves."""
     live = sys.modules[f"{addon}.footprint_addon.live"]
+    solved = sys.modules[f"{addon}.footprint_addon.solved"]
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
     live.flush(bpy.context)
     coll = bpy.context.scene.footprint.active_track
-    good = live.last_motion(coll.name)
+    good = solved.last_motion(coll.name)
     objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
     contact = objs[2].footprint.contact
     objs[2].footprint.contact = objs[0].footprint.contact + 0.05  # lands while the same foot still stands
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 0
-    assert "touches down" in live.errors[coll.name] and live.last_motion(coll.name) is good
+    assert "touches down" in live.errors[coll.name] and solved.last_motion(coll.name) is good
     objs[2].footprint.contact = contact
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 0 and coll.name not in live.errors
     objs[2].location.x += 0.02
     bpy.context.view_layer.update()
-    assert live.flush(bpy.context) == 1 and live.last_motion(coll.name) is not good
+    assert live.flush(bpy.context) == 1 and solved.last_motion(coll.name) is not good
 
 
 def test_the_scene_rate_counts_its_fps_base(addon, rig_scene):
@@ -660,16 +682,16 @@ def test_the_scene_rate_counts_its_fps_base(addon, rig_scene):
 def test_a_live_signature_covers_what_the_solve_reads(addon, rig_scene):
     """Explicit character parameters are read by the solve like the preset: changing them makes the whole
     track stale; selecting a footprint changes nothing."""
-    live = sys.modules[f"{addon}.footprint_addon.live"]
+    solved = sys.modules[f"{addon}.footprint_addon.solved"]
     coll = bpy.context.scene.footprint.active_track
-    before = live.signature(coll)
+    before = solved.signature(coll)
     next(o for o in coll.objects if o.footprint.is_footprint).select_set(True)
-    assert live.signature(coll) == before
+    assert solved.signature(coll) == before
     character = character_module(addon).preset("human").to_json()
     character["leg_length_max"] = 0.98
     coll.footprint_track.character_json = json.dumps(character)
-    after = live.signature(coll)
-    assert after != before and live.changed_span(before, after) is None
+    after = solved.signature(coll)
+    assert after != before and solved.changed_span(before, after) is None
 
 
 def test_a_live_refresh_follows_a_changed_com_offset(addon, rig_scene):

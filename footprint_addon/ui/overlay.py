@@ -8,7 +8,7 @@ import bpy
 import numpy as np
 
 from ...solver import drawing
-from .. import live, scene_clock, scene_io
+from .. import scene_clock, scene_io, solved
 
 _handlers = []
 _cache = {}  # track name -> (signature, batch)
@@ -46,8 +46,8 @@ def _draw_view():
         settings = coll.footprint_track
         if not (settings.is_track and settings.show_overlay):
             continue
-        motion = live.last_motion(coll.name)
-        signature = (live.signature(coll), id(motion))
+        motion = solved.last_motion(coll.name)
+        signature = (solved.signature(coll), id(motion))
         cached = _cache.get(coll.name)
         if cached is None or cached[0] != signature:
             lines, colors = overlay_lines(coll, motion)
@@ -78,7 +78,7 @@ def timing_diagram(context):
     coll = scene_io.active_track(context)
     if coll is None or not coll.footprint_track.show_overlay:
         return None
-    signature = live.signature(coll)  # redrawn every frame: laid out again only when the track changed
+    signature = solved.signature(coll)  # redrawn every frame: laid out again only when the track changed
     cached = _diagrams.get(coll.name)
     if cached is None or cached[0] != signature:
         objs = scene_io.footprints(coll)

@@ -1,0 +1,53 @@
+"""What each track was last solved from and to: the footprints as solved (a signature of everything a solve
+reads) and the motion. Whoever solves a track records it here (the preview, a bake, the live update): the
+overlay draws the motion at once, and the live update's next re-solve starts from it, re-optimising only
+around the footprints moved since."""
+
+from . import scene_io
+
+_signatures = {}  # track name -> the footprints as last solved
+_motions = {}  # track name -> the last motion
+
+
+def signature(coll):
+    """What a solve of the track reads: its settings (character preset or parameters, terrain, rig) and, per
+    footprint, its name, place, heading, contact, lift-off and foot."""
+    settings = coll.footprint_track
+    return ((settings.character, settings.character_json, getattr(settings.terrain, "name", None),
+             getattr(settings.rig, "name", None)),
+            tuple((o.name, tuple(round(v, 6) for v in o.matrix_world.translation), round(o.rotation_euler.z, 6),
+                   round(o.footprint.contact, 6), round(o.footprint.liftoff, 6), o.footprint.foot)
+                  for o in scene_io.footprints(coll)))
+
+
+def changed_span(before, after):
+    """(first contact, last lift-off) of the footprints moved or turned between two signatures, or None
+    when anything else changed (the track's settings, timing, feet, footprints added or removed): then
+    the whole track counts."""
+    if before is None or before[0] != after[0] or len(before[1]) != len(after[1]):
+        return None
+    before, after = before[1], after[1]
+    moved = [b for b, a in zip(before, after) if b != a]
+    if any(b[0] != a[0] or b[3:] != a[3:] for b, a in zip(before, after)) or not moved:
+        return None
+    return min(m[3] for m in moved), max(m[4] for m in moved)
+
+
+def record(coll, motion, current=None):
+    """The track was just solved to motion from its footprints as they are now (current: their signature,
+    when the caller has it)."""
+    _signatures[coll.name] = signature(coll) if current is None else current
+    _motions[coll.name] = motion
+
+
+def last_signature(name):
+    return _signatures.get(name)
+
+
+def last_motion(name):
+    return _motions.get(name)
+
+
+def forget():
+    _signatures.clear()
+    _motions.clear()

@@ -71,11 +71,13 @@ def run_job(scene, track, rig, output, overwrite=False, measure=False):
 
 
 def summary(report, rig_report):
-    """One line: the solver's non-physical force and, when measured, the skate on the rig."""
+    """One line: the solver's non-physical force and, when measured, on the rig: the skate, how straight
+    the legs get and how deep the feet sink."""
     text = f"non-physical force mean {report['non_physical_force']['mean']:.3f} body weight"
     if rig_report is not None:
         skate = ", ".join(f"{foot} {value * 1000:.2f} mm" for foot, value in rig_report["ball_skate"].items())
-        text += f"; ball skate on the rig {skate}"
+        text += (f"; ball skate on the rig {skate}; legs at most {max(rig_report['leg_extension'].values()):.1%} "
+                 f"straight; feet at most {max(rig_report['below_ground'].values()) * 1000:.1f} mm below ground")
     return text
 
 

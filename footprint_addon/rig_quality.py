@@ -2,13 +2,17 @@
 
 The solver's report measures the motion it computed; this one measures the pose Blender actually gives the
 rig, frame by frame: a foot that slides during its stance (the IK could not reach its target, a constraint
-or a hand-edited key moved it) shows here even when the solution is clean.
+or a hand-edited key moved it), a leg stretched past its straight length or a foot sunk into the ground
+shows here even when the solution is clean.
 """
 
 import json
 
 import numpy as np
 
+from ..solver.motion import ground_under_feet
+from ..solver.schedule import build_schedule
+from ..solver.terrain import terrain_from_json
 from . import bake, scene_clock
 
 
@@ -31,17 +35,25 @@ def evaluated_heads(context, rig, bones, frames):
 
 
 def measure(context, binding, motion, frames):
-    """Foot skate on the evaluated rig over the motion's stance phases, per foot, in metres: how far the
-    ball of the foot moves while the foot stands on one footprint (it should not move at all), how far the
-    ankle moves while the foot is also flat (heel down), and how far, seen from above, the ball is from the
-    toe of the footprint it stands on (the rig is where the footprints say)."""
+    """Per foot, on the evaluated rig, in metres unless said: foot skate over the motion's stance phases
+    (how far the ball of the foot moves while the foot stands on one footprint, which it should not at
+    all; how far the ankle moves while the foot is also flat, heel down; how far, seen from above, the
+    ball is from the toe of the footprint it stands on); leg_extension, the largest hip-to-ankle distance
+    as a fraction of thigh + shin (1: straight; above: the bones stretch); below_ground, the deepest the
+    ball or the ankle comes below the height it has over the ground at rest (the terrain, or the
+    footprints), 0 when never."""
     feet = list(binding.feet)
-    bones = [binding.balls[f] for f in feet] + [binding.ankles[f] for f in feet]
-    heads = evaluated_heads(context, binding.rig, bones, frames)
-    balls, ankles = heads[:, :len(feet)], heads[:, len(feet):]
+    bones = ([binding.balls[f] for f in feet] + [binding.ankles[f] for f in feet]
+             + [binding.hips[f] for f in feet])
+    balls, ankles, hips = np.split(evaluated_heads(context, binding.rig, bones, frames), 3, axis=1)
     toes = motion.feet + 0.5 * motion.character.foot_length * motion.foot_rotation[..., :, 1]
+    _translation, rotation, scale = bake.world_rest(binding)["object"]
+    rest = binding.measurements
     report = {"frames": len(frames), "ball_skate": {}, "heel_skate": {}, "ball_off_footprint": {},
-              "unit": "metres"}
+              "leg_extension": {}, "below_ground": {}, "unit": "metres"}
+    schedule = build_schedule(motion.track, motion.character)
+    ground = ground_under_feet(motion, schedule, terrain_from_json(motion.track.extras.get("terrain")),
+                               np.stack([balls, ankles]))
     for leg, foot in enumerate(feet):
         ball_skate = heel_skate = 0.0
         standing = motion.contact[:, leg]
@@ -53,6 +65,11 @@ def measure(context, binding, motion, frames):
         report["heel_skate"][foot] = heel_skate
         off = np.linalg.norm(balls[standing, leg, :2] - toes[standing, leg, :2], axis=1)
         report["ball_off_footprint"][foot] = float(off.max()) if off.size else 0.0
+        reach = np.linalg.norm(hips[:, leg] - ankles[:, leg], axis=1) / (scale * rest["chains"][foot])
+        report["leg_extension"][foot] = float(reach.max())
+        heights = [(rotation @ (scale * (rest[kind][foot] - rest["support"][foot])))[2] for kind in ("balls", "ankles")]
+        depth = ground[:, :, leg] + np.array(heights)[:, None] - np.stack([balls[:, leg, 2], ankles[:, leg, 2]])
+        report["below_ground"][foot] = float(max(depth.max(), 0.0))
     return report
 
 

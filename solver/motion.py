@@ -129,17 +129,23 @@ def quality_report(motion: Motion, schedule, footprint_rotations, ground_height,
 def _feet_below_ground(motion, schedule, terrain, half):
     fwd = motion.foot_rotation[..., :, 1]
     points = np.stack([motion.feet - half * fwd, motion.feet, motion.feet + half * fwd])  # heel, mid, toe
+    return float(max(np.max(ground_under_feet(motion, schedule, terrain, points) - points[..., 2]), 0.0))
+
+
+def ground_under_feet(motion, schedule, terrain, points):
+    """Ground heights (..., N, L) under points (..., N, L, 3) that go with the motion's feet: the terrain
+    under each, or without one the footprint its foot stands on, or in a swing the lower of the two it
+    goes between (risers unknown)."""
     if terrain is not None:
-        ground = terrain.heights(points[..., :2].reshape(-1, 2)).reshape(points.shape[:-1])
-    else:  # the footprint stood on, or in a swing the lower of the two it goes between (risers unknown)
-        tr, t = schedule.track, motion.times
-        ground = np.full(motion.feet.shape[:2], -np.inf)
-        for leg in range(ground.shape[1]):  # a handful of legs
-            mine = np.flatnonzero(schedule.leg_of_footprint == leg)
-            if mine.size:
-                before = np.clip(np.searchsorted(tr.contact[mine], t, side="right") - 1, 0, len(mine) - 1)
-                after = np.minimum(before + 1, len(mine) - 1)
-                z = tr.positions[mine, 2]
-                standing = (t < tr.liftoff[mine][before]) | (t < tr.contact[mine][0])
-                ground[:, leg] = np.where(standing, z[before], np.minimum(z[before], z[after]))
-    return float(max(np.max(ground - points[..., 2]), 0.0))
+        return terrain.heights(points[..., :2].reshape(-1, 2)).reshape(points.shape[:-1])
+    tr, t = schedule.track, motion.times
+    ground = np.full(motion.feet.shape[:2], -np.inf)
+    for leg in range(ground.shape[1]):  # a handful of legs
+        mine = np.flatnonzero(schedule.leg_of_footprint == leg)
+        if mine.size:
+            before = np.clip(np.searchsorted(tr.contact[mine], t, side="right") - 1, 0, len(mine) - 1)
+            after = np.minimum(before + 1, len(mine) - 1)
+            z = tr.positions[mine, 2]
+            standing = (t < tr.liftoff[mine][before]) | (t < tr.contact[mine][0])
+            ground[:, leg] = np.where(standing, z[before], np.minimum(z[before], z[after]))
+    return np.broadcast_to(ground, points.shape[:-1])

@@ -172,6 +172,8 @@ def test_foot_skate_is_measured_on_the_evaluated_rig(addon, rig_scene):
     for foot in ("L", "R"):
         assert report["ball_skate"][foot] <= 1e-4 and report["heel_skate"][foot] <= 1e-3
         assert report["ball_off_footprint"][foot] <= 1e-3
+        assert 0.9 <= report["leg_extension"][foot] <= 0.995 + 1e-3  # the heel lifts before the knee locks
+        assert report["below_ground"][foot] <= 1e-3
     panels = sys.modules[f"{addon}.footprint_addon.ui.panels"]
     assert any(line.startswith("On the rig, foot L: ball moves") for line in panels.rig_report_lines(settings.last_rig_report))
     # Nudge the left foot's control 5 cm in the middle of its longest stance.
@@ -190,6 +192,21 @@ def test_foot_skate_is_measured_on_the_evaluated_rig(addon, rig_scene):
     assert bpy.ops.footprint.measure_rig() == {"FINISHED"}
     report = json.loads(settings.last_rig_report)
     assert 0.04 <= report["ball_skate"]["L"] <= 0.06 and report["ball_skate"]["R"] <= 1e-4
+    # Sink the right foot's control 4 cm, and lift the body 10 cm, over the whole motion.
+    for fc in fcurves(addon, action):
+        if fc.data_path == 'pose.bones["foot_ik.R"].location' and fc.array_index == 2:
+            sunk = fc
+        if fc.data_path == 'pose.bones["torso"].location' and fc.array_index == 2:
+            lifted = fc
+    for curve, shift in ((sunk, -0.04), (lifted, 0.10)):
+        for key in curve.keyframe_points:
+            key.co[1] += shift
+        curve.update()
+    assert bpy.ops.footprint.measure_rig() == {"FINISHED"}
+    report = json.loads(settings.last_rig_report)
+    assert 0.035 <= report["below_ground"]["R"] <= 0.045 and report["below_ground"]["L"] <= 1e-3
+    assert min(report["leg_extension"].values()) > 1.02  # Rigify's IK stretches the bones to follow
+    assert any("stretched" in line for line in panels.rig_report_lines(settings.last_rig_report))
     # Bad input: no such rig, or an armature without the bones: an error, and the last report stays.
     kept = settings.last_rig_report
     with pytest.raises(RuntimeError, match="ghost is not an armature"):

@@ -104,6 +104,7 @@ def test_bake_command_writes_a_new_file_and_leaves_the_input(fig1_scene, tmp_pat
     assert tracks == ["Footprints: fig1"]
     rig_report = json.loads(bpy.data.collections["fig1"].footprint_track.last_rig_report)  # saved with it
     assert max(rig_report["ball_skate"].values()) <= 1e-4 and rig_report["frames"] > 100
+    assert f"legs at most {max(rig_report['leg_extension'].values()):.1%} straight" in proc.stdout
     assert not list(tmp_path.glob("*.part.blend"))
 
 

@@ -56,6 +56,7 @@ class RigBinding:
     measurements: dict = field(default_factory=dict)
     ankles: dict = field(default_factory=dict)  # foot name -> the bone at the ankle (follows the pose)
     balls: dict = field(default_factory=dict)  # foot name -> the bone at the ball of the foot
+    hips: dict = field(default_factory=dict)  # foot name -> the bone at the hip joint (follows the pose)
 
     def character(self, base: str = "human") -> Character:
         """Hips, leg lengths and foot size from the rest pose, in the solver's body frame (+Y forward)."""
@@ -110,7 +111,7 @@ def _binding(rig, mapping):
                 for prop, value in props.items()}
     binding = RigBinding(rig, mapping["body"], dict(mapping["feet"]), switches,
                          tuple(mapping.get("com_offset", (0.0, 0.0, 0.0))),
-                         ankles=dict(mapping["ankles"]), balls=dict(mapping["balls"]))
+                         ankles=dict(mapping["ankles"]), balls=dict(mapping["balls"]), hips=dict(mapping["hips"]))
     binding.measurements = _measure(rig, binding, mapping)
     return binding
 

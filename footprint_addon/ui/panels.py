@@ -116,12 +116,19 @@ def report_lines(text):
 
 
 def rig_report_lines(text):
-    """Lines from a rig quality report (JSON): foot skate measured on the evaluated rig."""
+    """Lines from a rig quality report (JSON), measured on the evaluated rig: foot skate, then per foot how
+    straight the leg gets (stretched past straight, if it was) and how deep the foot sinks (if it did)."""
     if not text:
         return []
     report = json.loads(text)
-    return [f"On the rig, foot {foot}: ball moves {ball * 1000:.2f} mm, heel {report['heel_skate'][foot] * 1000:.2f} mm"
-            for foot, ball in report["ball_skate"].items()]
+    lines = []
+    for foot, ball in report["ball_skate"].items():
+        lines.append(f"On the rig, foot {foot}: ball moves {ball * 1000:.2f} mm, heel {report['heel_skate'][foot] * 1000:.2f} mm")
+        extension, depth = report["leg_extension"][foot], report["below_ground"][foot]
+        leg = f"stretched to {extension:.1%}" if extension > 1.0 else f"at most {extension:.1%} straight"
+        sunk = f", sinks {depth * 1000:.1f} mm into the ground" if depth > 1e-3 else ""
+        lines.append(f"  leg {foot} {leg}{sunk}")
+    return lines
 
 
 class FOOTPRINT_PT_running(_FootprintsPanel, bpy.types.Panel):

@@ -63,8 +63,7 @@ class Assembly:
     upper_index: np.ndarray  # ...and the block row each goes to
     segment_track: np.ndarray  # the track of each segment
     mapped: np.ndarray  # its segments whose Hermite controls are not their free states as such (flights)
-    first: int  # its first free state
-    ends: np.ndarray  # the problem's end pairs (steady-ends term) with a free state among its states
+    ends: "SteadyEnds"  # the steady-ends term's pairs that touch its free states
 
 
 @dataclass
@@ -296,9 +295,8 @@ class Problem:
         starts = np.searchsorted(keys[order], np.arange(stop - first))
         upper_segments = np.flatnonzero(self.coupled[segments] & (left >= 0) & (right < stop - first))
         mapped = self.mapped[(self.mapped >= segments.start) & (self.mapped < segments.stop)] - segments.start
-        touched = ((self.end_pairs >= first) & (self.end_pairs < stop)).any(axis=1)
         return Assembly(segments, samples, stop - first, order, starts, upper_segments, left[upper_segments],
-                        self.sample_track[samples][::per], mapped, first, np.flatnonzero(touched))
+                        self.sample_track[samples][::per], mapped, SteadyEnds.of(self, first, stop))
 
     def _terrain_groups(self):
         """Sample rows per distinct terrain object: a handful of groups, each queried in one call."""
@@ -490,8 +488,8 @@ class Problem:
         upper[a.upper_index] = product[a.upper_segments, :6, 6:12]
         energies = np.bincount(a.segment_track, product[:, 12, 12], self.n_tracks)
         diag, grad = summed[..., :6], summed[..., 6]
-        if len(a.ends):
-            energies += self._add_steady_ends(free, a, diag, upper, grad)
+        if len(a.ends.pairs):
+            energies += a.ends.add(self, free, diag, upper, grad)
         return energies, diag, upper, grad
 
     def end_residuals(self, free, pairs=slice(None)):
@@ -507,21 +505,48 @@ class Problem:
             jac[rows, :, self.end_pairs[:, column], 3:] += sign * np.sqrt(self.weights.ends) * np.eye(3)
         return jac.reshape(3 * len(rows), 6 * self.n_free)
 
-    def _add_steady_ends(self, free, a, diag, upper, grad):
-        """Add the steady-ends term of the pairs touching the assembly's free states to its normal
-        equations (in place); return its energy per track. r = sqrt(k) (V_hi - V_lo): J^T J is k I on both
-        velocities' diagonal blocks and -k I between them, J^T r is -+ k (V_hi - V_lo)."""
-        k = self.weights.ends
-        r = self.end_residuals(free, a.ends)
-        lo, hi = (self.end_pairs[a.ends] - a.first).T
-        eye = k * np.eye(3)
-        for index, sign in ((lo, -1.0), (hi, 1.0)):  # the pair's two states (one may be held, outside)
-            inside = (index >= 0) & (index < a.n_free)
-            np.add.at(diag, (index[inside], slice(3, 6), slice(3, 6)), eye)
-            np.add.at(grad, (index[inside], slice(3, 6)), sign * np.sqrt(k) * r[inside])
-        both = (lo >= 0) & (hi < a.n_free)
-        np.add.at(upper, (lo[both], slice(3, 6), slice(3, 6)), -eye)
-        return np.bincount(self.end_track[a.ends], (r * r).sum(axis=1), self.n_tracks)
+
+@dataclass(frozen=True)
+class SteadyEnds:
+    """The steady-ends term's share of an assembly's normal equations. With r = sqrt(k) (V_hi - V_lo) per
+    pair, J^T J is k I on the velocity block of each state in a pair (twice for a state in two) and -k I
+    between a pair's two states, whatever the solution; J^T r is -+ sqrt(k) r on the velocities."""
+
+    pairs: np.ndarray  # the problem's end pairs touching the assembly's free states
+    rows: np.ndarray  # the assembly's states among them...
+    signs: np.ndarray  # ...(n, 1): -sqrt(k) for a pair's first state, +sqrt(k) for its second...
+    pair_of: np.ndarray  # ...and the pair each belongs to
+    distinct: bool  # no state in two pairs: a plain indexed add does
+    diagonal: np.ndarray  # (d, 3, 3) summed J^T J blocks of the states in rows, for diagonal_rows
+    diagonal_rows: np.ndarray
+    upper_rows: np.ndarray  # block rows (i, i + 1) of the pairs with both states in the assembly
+    coupling: np.ndarray  # (3, 3): k I, subtracted there
+
+    @classmethod
+    def of(cls, problem, first, stop):
+        pairs = np.flatnonzero(((problem.end_pairs >= first) & (problem.end_pairs < stop)).any(axis=1))
+        lo, hi = (problem.end_pairs[pairs] - first).T
+        rows = np.concatenate([lo, hi])
+        inside = (rows >= 0) & (rows < stop - first)
+        rows, pair_of = rows[inside], np.tile(np.arange(len(pairs)), 2)[inside]
+        signs = np.sqrt(problem.weights.ends) * np.repeat([-1.0, 1.0], len(pairs))[inside, None]
+        diagonal_rows, counts = np.unique(rows, return_counts=True)
+        diagonal = counts[:, None, None] * problem.weights.ends * np.eye(3)
+        upper_rows = lo[(lo >= 0) & (hi < stop - first)]
+        return cls(pairs, rows, signs, pair_of, len(diagonal_rows) == len(rows), diagonal, diagonal_rows,
+                   upper_rows, problem.weights.ends * np.eye(3))
+
+    def add(self, problem, free, diag, upper, grad):
+        """Add the term to the normal equations (in place); return its energy per track."""
+        r = problem.end_residuals(free, self.pairs)
+        diag[self.diagonal_rows, 3:, 3:] += self.diagonal
+        upper[self.upper_rows, 3:, 3:] -= self.coupling
+        step = self.signs * r[self.pair_of]
+        if self.distinct:
+            grad[self.rows, 3:] += step
+        else:
+            np.add.at(grad, (self.rows, slice(3, 6)), step)
+        return np.bincount(problem.end_track[self.pairs], (r * r).sum(axis=1), problem.n_tracks)
 
 
 class Window:

@@ -453,9 +453,11 @@ def dense_normal_equations(problem, free):
 def test_normal_equations_match_the_dense_jacobian():
     """linearize() sums per segment with fixed Hermite weights and maps flight segments' controls: it must
     equal J^T J and J^T r of the dense Jacobian, for tracks with flights, for a window and for a batch."""
-    tracks = [track(name) for name in ("leap", "fig1", "bumpy_run")]
+    two_steps = make_track(["L", "R"], [(-0.1, 0.0, 0.0), (0.1, 0.6, 0.0)], [0.0, 0.0], [0.0, 0.55], [0.7, 1.25])
+    tracks = [track(name) for name in ("leap", "fig1", "bumpy_run")] + [two_steps]  # its middle state ends both
     rng = np.random.default_rng(3)
-    for items in ([(t,) + biped.resolve(t)] for t in tracks[:2]), ([[(t,) + biped.resolve(t) for t in tracks]]):
+    singles = ([(t,) + biped.resolve(t)] for t in tracks[:2] + tracks[3:])
+    for items in singles, ([[(t,) + biped.resolve(t) for t in tracks]]):
         for item in items:
             problem = Problem(item)
             free = problem.initial_free() + rng.normal(size=(problem.n_free, 6)) * 0.05
@@ -471,7 +473,7 @@ def test_normal_equations_match_the_dense_jacobian():
             # Nothing couples states two apart, nor two tracks.
             far = np.abs(np.subtract.outer(np.arange(n), np.arange(n))) > 1
             assert np.all(blocks.transpose(0, 2, 1, 3)[far] == 0.0)
-            for first, stop in ((2, n - 3), (1, n)) if problem.n_tracks == 1 else ():
+            for first, stop in ((2, n - 3), (1, n)) if problem.n_tracks == 1 and n > 6 else ():
                 # A window: the same rows of the same system (the second has an end pair's state held).
                 window = Window(problem, free, first, stop)
                 _e, w_diag, w_upper, w_grad = window.linearize(free[first:stop])

@@ -11,7 +11,8 @@
 - A foot off the ground never goes beyond the leg's reach: where the straight path (say towards a landing
   spot still out of reach) would take it farther, it is drawn in along the line to the hip.
 - Before its first and after its last footprint a foot swings from / to a rest place beside the other
-  foot (the character starts and ends standing).
+  foot (the character starts and ends standing); at the motion's last instant every foot is where it
+  stands, the one whose footprint lifts then still on it.
 - A leg the track never puts down (hopping on one leg, vdP97 §2.5's special case) is carried: its foot
   held behind and below its hip with the knee bent, flat and facing the body's way.
 """
@@ -115,7 +116,7 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     leg_of_row = np.repeat(np.arange(legs), n)
     k = np.concatenate([a + np.clip(np.searchsorted(land[a:b + 1], times, side="right") - 1, 0, b - a)
                         for a, b in zip(first, last)])
-    standing = t < lift[k]
+    standing = (t < lift[k]) | (t >= schedule.end)  # the motion ends with every foot where it is
     on = standing & (footprint_of[k] >= 0)
     nxt = np.minimum(k + 1, last[leg_of_row])
     duration = np.maximum(land[nxt] - lift[k], 1e-9)
@@ -184,7 +185,9 @@ def _anchors(schedule, character, leg, mine, rotations_fp):
     pos = np.concatenate([start_pos[None], tr.positions[mine], end_pos[None]])
     rot = np.concatenate([start_rot[None], rotations_fp[mine], end_rot[None]])
     lift = np.concatenate([[schedule.start], tr.liftoff[mine], [np.inf]])
-    land = np.concatenate([[-np.inf], tr.contact[mine], [max(schedule.end, tr.liftoff[mine[-1]])]])
+    # A foot whose last footprint lifts when the motion ends never leaves it: it stands there at the end.
+    last_landing = schedule.end if tr.liftoff[mine[-1]] < schedule.end else np.inf
+    land = np.concatenate([[-np.inf], tr.contact[mine], [last_landing]])
     return pos, rot, lift, land, np.concatenate([[-1], mine, [-1]])
 
 

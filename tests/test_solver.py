@@ -674,6 +674,19 @@ def test_the_motion_is_the_same_at_any_frame_rate():
             assert np.allclose(a[:n], b[:n], rtol=0, atol=1e-12), (name, name_)
 
 
+def test_the_motion_ends_standing_on_its_last_footprint():
+    """The last frame, at the last lift-off (Fig. 1's 7.4 s falls on a frame at 60 fps), still stands on
+    that footprint: supported, so the report's peak non-physical force is not the whole of g there."""
+    fig1 = track("fig1")
+    motion = biped.solve(fig1, fps=60.0)
+    last = int(np.argmax(fig1.liftoff))
+    leg = motion.character.feet.index(str(fig1.feet[last]))
+    assert motion.times[-1] == fig1.liftoff[last]
+    assert motion.contact[-1, leg] and motion.footprint[-1, leg] == last
+    assert np.allclose(motion.feet[-1, leg], motion.feet[-2, leg], atol=0.01)
+    assert motion.report["non_physical_force"]["peak"] < 0.25
+
+
 def test_times_in_any_order_give_the_same_motion():
     """A swing starts from the pose its stance was last sampled in: times given out of order are sampled
     in time order, so each time gets the same pose as in order."""

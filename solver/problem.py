@@ -9,9 +9,10 @@ Energy, unit mass, summed over samples t_i with weight dt (vdP97 §2.4.3), as sq
 - comfort: k (l - l_nom)^2 for each stance leg (vdP97 §2.4.2, Torkos eq. 4), l from hip to support;
 - barrier: k_b max(0, l - (l_max - margin))^2, keeping each stance leg within l_max;
 - clearance: k_c max(0, ground + c - z)^2, the COM above the terrain (Torkos §4.6.2);
-- ends: k_e |V_1 - V_0|^2 at each end of a track, V_0 the COM velocity at its first (last) knot and V_1
-  at the next (previous) one. A track is a stretch of a longer motion: at its ends the COM keeps the pace
-  it has at the neighbouring footfall. Without it the ends are free, and a last stance on one foot is as
+- ends: k_e |V_1 - V_0|^2 at each end of a track: the COM velocity at its first contact against the
+  next contact's (across a flight, the landing's), and at its last lift-off against the previous knot's
+  (next to a flight, the take-off's). A track is a stretch of a longer motion: at its ends the COM keeps
+  the pace of the neighbouring stride. Without it the ends are free, and a last stance on one foot is as
   cheap falling back down a slope as going on (the 15 degree walk ended 0.4 m lower, moving backwards).
 The point of support is mid-foot, or the toe when the leg would over-extend with the hip ahead of the
 foot: the foot is then on its toes (vdP97 §2.4.1; blended, see Problem.evaluate).
@@ -225,19 +226,27 @@ class Problem:
          self.sample_weights, self.pair_weights, self.control_scale,
          self.pair_scale) = _by_timing("controls", timing, self._control_maps)
         self.terrain_groups = self._terrain_groups()
-        self.end_pairs, self.end_track = self._end_pairs()
+        self.end_pairs, self.end_track, self.end_offset = self._end_pairs()
         self.assembly = self.assembly_for(0, self.n_free)
 
     def _end_pairs(self):
-        """(E, 2) free states whose velocities the steady-ends term ties: each track's first two and last
-        two knots, where a segment joins them (not a flight); and the track of each pair."""
+        """(E, 2) free states whose velocities the steady-ends term ties, the track of each pair, and a
+        constant (E, 3) added to their difference: each track's first two knots and last two, where a
+        segment joins them (not a flight). A stride on, the same event: the first contact against the next
+        landing, which across a flight is the take-off's velocity plus g times its duration (the constant);
+        the last lift-off against the previous knot, which next to a flight is its take-off."""
         segment_track = self.sample_track[::self.samples_per_segment]
         tracks = np.arange(self.n_tracks)
         first = np.searchsorted(segment_track, tracks)
         last = np.searchsorted(segment_track, tracks, side="right") - 1
         ends = np.unique(np.concatenate([first, last]))  # one segment when a track has only one
         ends = ends[self.coupled[ends]]
-        return np.stack([self.left[ends], self.right[ends]], axis=1), segment_track[ends]
+        offset = np.zeros((len(ends), 3))
+        following = np.minimum(ends + 1, len(self.h) - 1)
+        takes_off = (np.isin(ends, first) & ~np.isin(ends, last) & ~self.coupled[following]
+                     & (segment_track[following] == segment_track[ends]))
+        offset[takes_off] = GRAVITY_VECTOR * self.h[following[takes_off], None]
+        return np.stack([self.left[ends], self.right[ends]], axis=1), segment_track[ends], offset
 
     def _control_maps(self):
         """The linear maps from free states to samples, which depend on timing alone.
@@ -493,9 +502,9 @@ class Problem:
         return energies, diag, upper, grad
 
     def end_residuals(self, free, pairs=slice(None)):
-        """The steady-ends residuals (E, 3) of the end pairs: sqrt(k_e) (V_1 - V_0)."""
+        """The steady-ends residuals (E, 3) of the end pairs: sqrt(k_e) (V_hi + offset - V_lo)."""
         lo, hi = self.end_pairs[pairs].T
-        return np.sqrt(self.weights.ends) * (free[hi, 3:] - free[lo, 3:])
+        return np.sqrt(self.weights.ends) * (free[hi, 3:] + self.end_offset[pairs] - free[lo, 3:])
 
     def end_jacobian(self):
         """The steady-ends residuals' Jacobian, dense (3 E, 6 n_free), for checks and other optimisers."""

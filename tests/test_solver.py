@@ -159,6 +159,17 @@ def test_the_com_keeps_its_pace_at_the_track_ends(motions, name):
         assert abs(motion.com_velocity[end, 2]) < 0.5 * np.linalg.norm(motion.com_velocity[end, :2])
 
 
+def test_a_run_starts_and_ends_at_its_stride_s_pace(motions):
+    """Across a flight the steady ends compare like with like: the first contact lands as the next
+    landings do (downwards; tied to the take-off it rose at 0.84 m/s), the last lift-off rises as the
+    take-offs do."""
+    motion, tr = motions["bumpy_run"], track("bumpy_run")
+    vertical = np.interp(np.unique(tr.contact), motion.times, motion.com_velocity[:, 2])
+    assert vertical[0] < 0.0 and (vertical[1:] < 0.0).all()
+    assert vertical[1:].min() <= vertical[0] <= vertical[1:].max()
+    assert motion.com_velocity[-1, 2] > 0.0
+
+
 @pytest.mark.parametrize("name", ["leap", "bumpy_run"])
 def test_legs_retract_in_flight(motions, name):
     """vdP97 §2.5: in a flight phase the legs draw in towards the hips, most in mid-flight, smoothly."""

@@ -156,8 +156,9 @@ def _pose(part, free, times, footprint_rotations):
     sched, ch, terrain = part.schedule, part.character, part.terrain
     com, vel, acc = spline.evaluate(part.layout, free, times)
     yaw, pitch, roll, hips = _body(sched, ch, times, com, acc)
-    # Each footprint's hip at its lift-off instant: a swing starts from the pose the foot left in then.
-    lift = np.clip(sched.track.liftoff, sched.start, sched.end)
+    # Each footprint's hip at its lift-off instant: a swing starts from the pose the foot left in then, as
+    # the stance ends (where a flight starts there, the body's banking sees the stance's acceleration).
+    lift = np.maximum(np.nextafter(np.minimum(sched.track.liftoff, sched.end), -np.inf), sched.start)
     com_l, _vel_l, acc_l = spline.evaluate(part.layout, free, lift)
     liftoff_hips = _body(sched, ch, lift, com_l, acc_l)[3][np.arange(len(lift)), sched.leg_of_footprint]
     targets = legs_module.leg_targets(sched, ch, times, hips, liftoff_hips, terrain, footprint_rotations)

@@ -154,7 +154,7 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     if len(carried):
         position[:, carried], rotation[:, carried] = _carried(hips[:, carried], times, schedule, character)
     _retract_in_flight(position, hips, times, schedule, character)
-    _keep_within_reach(position, rotation, hips, ~by_time(standing), character)
+    _keep_within_reach(position, rotation, hips, ~by_time(on), character)  # off a footprint: rest places too
     return LegTargets(position, rotation, by_time(beta).copy(), by_time(on).copy(),
                       by_time(np.where(on, footprint_of[k], -1)).copy())
 

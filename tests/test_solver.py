@@ -698,6 +698,27 @@ def test_the_motion_ends_standing_on_its_last_footprint():
     assert motion.report["non_physical_force"]["peak"] < 0.25
 
 
+def test_feet_move_on_smoothly_at_lift_off_and_stay_within_reach_to_the_end():
+    """A swing starts where its stance ended (1 us apart the foot moves under 0.1 mm; where a flight
+    starts the body's banking changes with the acceleration, which put the foot 6 mm off), and a foot
+    off its footprints is within the leg's reach at every instant, the last included: a run whose end
+    falls on a frame had its other foot 0.988 m from the hip there, l_max being 0.94."""
+    for name in ("fig1", "bumpy_run", "leap"):
+        tr = track(name)
+        lift = np.sort(tr.liftoff)
+        motion = biped.solve(tr, times=np.stack([lift - 1e-6, lift], axis=1).ravel())
+        assert np.linalg.norm(motion.feet[1::2] - motion.feet[::2], axis=-1).max() < 1e-4, name
+    human = character.preset("human")
+    positions, headings, feet = footpath.footprints_along_path([(0, 0, 0), (0, 10, 0)], 1.4, 0.2)
+    contact, liftoff = timing.timing_for_sequence(positions, "run", human.time_unit, human.leg_length_nominal)
+    run = make_track(feet, positions, headings, np.round(np.asarray(contact) * 24) / 24,
+                     np.round(np.asarray(liftoff) * 24) / 24)
+    motion = biped.solve(run, fps=24.0)
+    assert motion.times[-1] == run.liftoff.max()
+    reach = np.linalg.norm(motion.feet - motion.hips, axis=-1)
+    assert reach[~motion.contact].max() <= human.leg_length_max + 1e-9
+
+
 def test_times_in_any_order_give_the_same_motion():
     """A swing starts from the pose its stance was last sampled in: times given out of order are sampled
     in time order, so each time gets the same pose as in order."""

@@ -174,9 +174,9 @@ def bake(context, coll, rig, progress=None):
     return strip, motion
 
 
-def remember(coll, rig, motion):
+def remember(coll, rig, motion, previewed=False):
     """Keep the rig and the quality report on the track, for the panel; record the solve (the overlay
-    draws its motion, the live update starts from it)."""
+    draws its motion, the live update starts from it; previewed: the preview now shows it)."""
     coll.footprint_track.rig = rig
     coll.footprint_track.last_report = json.dumps(motion.report)
-    solved.record(coll, motion)
+    solved.record(coll, motion, previewed)

@@ -39,8 +39,8 @@ def flush(context):
         if coll is None or not coll.footprint_track.is_track or coll.footprint_track.rig is None:
             continue
         current = solved.signature(coll)
-        if solved.last_signature(name) == current:  # nothing the solver reads changed (selection, our own
-            errors.pop(name, None)  # writes), or an invalid edit was undone: the preview shows this state
+        if solved.previewed_signature(name) == current:  # nothing the solver reads changed (selection, our
+            errors.pop(name, None)  # own writes), or an invalid edit was undone: the preview shows this state
             continue
         try:
             motion = preview.refresh(context, coll, coll.footprint_track.rig, solved.last_motion(name),
@@ -48,8 +48,7 @@ def flush(context):
         except (ValueError, RuntimeError) as exc:  # an invalid edit mid-drag: keep the last good preview
             errors[name] = str(exc)
             continue
-        errors.pop(name, None)
-        solved.record(coll, motion, current)
+        errors.pop(name, None)  # (the refresh recorded the solve)
         stats["solves"] += 1
         count += 1
     _dirty.clear()

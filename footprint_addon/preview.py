@@ -72,7 +72,7 @@ def refresh(context, track, rig, previous=None, changed=None):
             animation.tag_rewritten(empties[name])
     if not done:
         return _build(context, track, rig, binding, frames, motion, keys, body_offset)[1]
-    bake.remember(track, rig, motion)
+    bake.remember(track, rig, motion, previewed=True)
     return motion
 
 
@@ -105,7 +105,7 @@ def _build(context, track, rig, binding, frames, motion, keys, body_offset):
             constraint = pose_bone.constraints.new(kind)
             constraint.name = CONSTRAINT
             constraint.target = empty
-    bake.remember(track, rig, motion)
+    bake.remember(track, rig, motion, previewed=True)
     return coll, motion
 
 

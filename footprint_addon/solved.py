@@ -7,6 +7,7 @@ from . import scene_io
 
 _signatures = {}  # track name -> the footprints as last solved
 _motions = {}  # track name -> the last motion
+_previewed = {}  # track name -> the footprints as the track's preview shows them
 
 
 def signature(coll):
@@ -33,11 +34,18 @@ def changed_span(before, after):
     return min(m[3] for m in moved), max(m[4] for m in moved)
 
 
-def record(coll, motion, current=None):
-    """The track was just solved to motion from its footprints as they are now (current: their signature,
-    when the caller has it)."""
-    _signatures[coll.name] = signature(coll) if current is None else current
+def record(coll, motion, previewed):
+    """The track was just solved to motion from its footprints as they are now; previewed: its preview
+    shows that motion (a bake leaves an existing preview as it was)."""
+    current = signature(coll)
+    _signatures[coll.name] = current
     _motions[coll.name] = motion
+    if previewed:
+        _previewed[coll.name] = current
+
+
+def previewed_signature(name):
+    return _previewed.get(name)
 
 
 def last_signature(name):
@@ -49,5 +57,5 @@ def last_motion(name):
 
 
 def forget():
-    _signatures.clear()
-    _motions.clear()
+    for state in (_signatures, _motions, _previewed):
+        state.clear()

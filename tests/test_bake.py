@@ -601,6 +601,35 @@ def test_a_bake_hands_its_motion_to_the_overlay_and_the_live_update(addon, rig_s
     assert solved.last_motion(coll.name) is not baked
 
 
+def test_a_preview_left_behind_by_a_bake_is_refreshed_by_the_live_update(addon, rig_scene):
+    """With Live off, footprints moved and the track baked: the bake records its solve but leaves the
+    preview as it was, so once Live is on, the next update re-solves and the preview catches up."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    solved = sys.modules[f"{addon}.footprint_addon.solved"]
+    coll = bpy.context.scene.footprint.active_track
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    assert live.flush(bpy.context) == 0  # the preview shows the footprints as they are
+    shown = solved.previewed_signature(coll.name)
+    coll.footprint_track.live = False
+    objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    objs[4].location.x += 0.05
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 0  # Live off: nothing noted
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    assert solved.last_signature(coll.name) == solved.signature(coll) != solved.previewed_signature(coll.name) == shown
+    coll.footprint_track.live = True
+    objs[0].location = objs[0].location  # any update of a footprint
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1 and solved.previewed_signature(coll.name) == solved.signature(coll)
+
+
+def test_a_rig_report_saved_by_an_earlier_version_still_shows(addon):
+    panels = sys.modules[f"{addon}.footprint_addon.ui.panels"]
+    old = {"frames": 10, "ball_skate": {"L": 1e-4}, "heel_skate": {"L": 2e-4}, "ball_off_footprint": {"L": 0.0},
+           "unit": "metres"}
+    assert panels.rig_report_lines(json.dumps(old)) == ["On the rig, foot L: ball moves 0.10 mm, heel 0.20 mm"]
+
+
 def test_a_live_edit_of_a_long_track_samples_again_only_around_it(addon, rig_scene, tmp_path):
     """A 60-step walk: moving one footprint mid-track re-optimises a window and samples again only the
     frames it reaches; the preview's motion is the one sampled in full from the same solution."""

@@ -124,6 +124,8 @@ def rig_report_lines(text):
     lines = []
     for foot, ball in report["ball_skate"].items():
         lines.append(f"On the rig, foot {foot}: ball moves {ball * 1000:.2f} mm, heel {report['heel_skate'][foot] * 1000:.2f} mm")
+        if "leg_extension" not in report:  # measured by an earlier version
+            continue
         extension, depth = report["leg_extension"][foot], report["below_ground"][foot]
         leg = f"stretched to {extension:.1%}" if extension > 1.0 else f"at most {extension:.1%} straight"
         sunk = f", sinks {depth * 1000:.1f} mm into the ground" if depth > 1e-3 else ""

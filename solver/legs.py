@@ -4,9 +4,10 @@
   l_max from mid-foot while ahead of the foot, the heel lifts: the foot pivots about its toe just enough
   to bring the leg back within l_max (the toe stays exactly on the footprint).
 - Swing: from lift-off (the pose the foot had at that instant, heel up or not, whatever the frame rate)
-  to the next contact of the same foot, a minimum-jerk progression (a bell-shaped
-  speed profile) along the straight line, raised by a bump that clears the ground under the path by the
-  character's swing clearance (stairs included); orientation turns about a single axis (vdP97 §2.5).
+  to the next contact of the same foot, a minimum-jerk progression (a bell-shaped speed profile) along
+  the straight line, raised by a bump that clears the ground under the whole sole by the character's
+  swing clearance at mid-swing: the terrain's (stairs included), or without one the footprints' own and
+  an even slope from one's toe to the other's heel; orientation turns about a single axis (vdP97 §2.5).
 - Flight: legs retract towards a shorter length in mid-flight, procedurally (vdP97 §2.5).
 - A foot off the ground never goes beyond the leg's reach: where the straight path (say towards a landing
   spot still out of reach) would take it farther, it is drawn in along the line to the hip.
@@ -137,7 +138,8 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
         character, half)
     start_pos, start_rot = leave_pos[k], leave_rot[k]
     line = start_pos + (anchors_pos[nxt] - start_pos) * s[:, None]
-    bump = _swing_bump(anchors_pos[:-1], anchors_pos[1:], character, terrain)[np.minimum(k, len(anchors_pos) - 2)]
+    bump = _swing_bump(anchors_pos[:-1], anchors_pos[1:], anchors_rot[:-1, :, 1], anchors_rot[1:, :, 1], character,
+                       terrain)[np.minimum(k, len(anchors_pos) - 2)]
     swing_pos = line
     swing_pos[:, 2] += bump * 4.0 * u * (1.0 - u)
     axis, angle = _axis_angle_between(start_rot, anchors_rot[nxt])
@@ -211,25 +213,35 @@ def _carried(hips, times, schedule, character):
     return hips + offset[:, None], np.repeat(frame[:, None], hips.shape[1], axis=1)
 
 
-def _swing_bump(p0, p1, character, terrain):
-    """Per swing (from p0 to p1), the height of its arc above the straight line so that the whole sole,
-    heel to toe, clears the ground under the path by the swing clearance (stairs included)."""
+def _swing_bump(p0, p1, f0, f1, character, terrain):
+    """Per swing (from p0 to p1, the foot's forward axis turning from f0 to f1), the height of its arc
+    above the straight line so that the whole sole, heel to toe, stays above the ground under the path:
+    by the swing clearance at mid-swing, by that much times the arc's own profile on the way (a foot
+    just lifted is not yet high), and over whatever lies in between (stairs)."""
     clearance = character.swing_clearance * character.leg_length_nominal
     u = U_GRID[None, :]
     s = min_jerk(u)
     path = p0[:, None, :] + (p1 - p0)[:, None, :] * s[..., None]
-    travel = np.zeros_like(p0)
-    travel[:, :2] = (p1 - p0)[:, :2]
-    length = np.linalg.norm(travel, axis=1, keepdims=True)
-    travel = np.where(length > 1e-9, travel / np.maximum(length, 1e-9), 0.0)
+    fwd = f0[:, None, :] + (f1 - f0)[:, None, :] * s[..., None]  # the sole's axis, about as it turns
+    fwd /= np.maximum(np.linalg.norm(fwd, axis=-1, keepdims=True), 1e-9)
     half = 0.5 * character.foot_length
-    # Without a terrain, the ground between two footprints is taken as the higher of the two (a step).
-    fallback = np.maximum(p0[:, None, 2], p1[:, None, 2]) * np.ones_like(s)
-    ground = np.max([ground_heights(terrain, (path + end * half * travel[:, None, :])[..., :2], fallback)
-                     for end in (-1.0, 0.0, 1.0)], axis=0)
-    needed = (ground + clearance - path[..., 2]) / (4.0 * u * (1.0 - u))
+    sole = [path + end * half * fwd for end in (-1.0, 0.0, 1.0)]  # heel, mid-foot, toe
+    below = np.max([ground_heights(terrain, point[..., :2], _even_ground(p0, p1, half * f0, half * f1, point))
+                    - point[..., 2] for point in sole], axis=0)
+    needed = below / (4.0 * u * (1.0 - u)) + clearance
     moving = np.linalg.norm(p1 - p0, axis=1) > 1e-6
     return np.where(moving, np.maximum(clearance, needed.max(axis=1)), 0.0)
+
+
+def _even_ground(p0, p1, reach0, reach1, points):
+    """Without a terrain: the ground under points (n, m, 3) of swings from p0 to p1 (n, 3), taken as each
+    footprint's own height under it (out to reach0 and reach1 from its middle, (n, 3)) and an even slope
+    from the one's toe to the other's heel (for steps, a track gives its terrain)."""
+    start, end = (p0 + reach0)[:, :2], (p1 - reach1)[:, :2]
+    run = end - start
+    along = (np.einsum("nmd,nd->nm", points[..., :2] - start[:, None], run)
+             / np.maximum((run * run).sum(axis=1), 1e-12)[:, None])
+    return p0[:, None, 2] + (p1 - p0)[:, None, 2] * np.clip(along, 0.0, 1.0)
 
 
 def _heel_off(pos, rot, hip, character, half):

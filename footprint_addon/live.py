@@ -39,12 +39,12 @@ def flush(context):
         if coll is None or not coll.footprint_track.is_track or coll.footprint_track.rig is None:
             continue
         current = solved.signature(coll)
-        if solved.previewed_signature(name) == current:  # nothing the solver reads changed (selection, our
+        if solved.previewed_signature(coll) == current:  # nothing the solver reads changed (selection, our
             errors.pop(name, None)  # own writes), or an invalid edit was undone: the preview shows this state
             continue
         try:
-            motion = preview.refresh(context, coll, coll.footprint_track.rig, solved.last_motion(name),
-                                     solved.changed_span(solved.last_signature(name), current))
+            motion = preview.refresh(context, coll, coll.footprint_track.rig, solved.last_motion(coll),
+                                     solved.changed_span(solved.last_signature(coll), current))
         except (ValueError, RuntimeError) as exc:  # an invalid edit mid-drag: keep the last good preview
             errors[name] = str(exc)
             continue

@@ -1,13 +1,14 @@
 """What each track was last solved from and to: the footprints as solved (a signature of everything a solve
 reads) and the motion. Whoever solves a track records it here (the preview, a bake, the live update): the
 overlay draws the motion at once, and the live update's next re-solve starts from it, re-optimising only
-around the footprints moved since."""
+around the footprints moved since. Kept per track collection (its session id: a renamed track keeps its
+record, a new track under an old name does not inherit one)."""
 
 from . import scene_io
 
-_signatures = {}  # track name -> the footprints as last solved
-_motions = {}  # track name -> the last motion
-_previewed = {}  # track name -> the footprints as the track's preview shows them
+_signatures = {}  # track -> the footprints as last solved
+_motions = {}  # track -> the last motion
+_previewed = {}  # track -> the footprints as the track's preview shows them
 
 
 def signature(coll):
@@ -38,22 +39,22 @@ def record(coll, motion, previewed):
     """The track was just solved to motion from its footprints as they are now; previewed: its preview
     shows that motion (a bake leaves an existing preview as it was)."""
     current = signature(coll)
-    _signatures[coll.name] = current
-    _motions[coll.name] = motion
+    _signatures[coll.session_uid] = current
+    _motions[coll.session_uid] = motion
     if previewed:
-        _previewed[coll.name] = current
+        _previewed[coll.session_uid] = current
 
 
-def previewed_signature(name):
-    return _previewed.get(name)
+def previewed_signature(coll):
+    return _previewed.get(coll.session_uid)
 
 
-def last_signature(name):
-    return _signatures.get(name)
+def last_signature(coll):
+    return _signatures.get(coll.session_uid)
 
 
-def last_motion(name):
-    return _motions.get(name)
+def last_motion(coll):
+    return _motions.get(coll.session_uid)
 
 
 def forget():

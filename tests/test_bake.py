@@ -537,7 +537,7 @@ def test_moving_a_footprint_re_solves_once_and_refreshes_the_preview(addon, rig_
     assert live.on_depsgraph_update in bpy.app.handlers.depsgraph_update_post
     solved = sys.modules[f"{addon}.footprint_addon.solved"]
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}  # the track's rig and preview
-    assert solved.last_motion("fig1") is not None  # the overlay draws it at once; the live update starts there
+    assert solved.last_motion(bpy.data.collections["fig1"]) is not None  # the overlay draws it at once; the live update starts there
     com = bpy.data.objects["fig1 COM"]
 
     def com_keys():
@@ -588,17 +588,22 @@ def test_a_bake_hands_its_motion_to_the_overlay_and_the_live_update(addon, rig_s
     live = sys.modules[f"{addon}.footprint_addon.live"]
     solved = sys.modules[f"{addon}.footprint_addon.solved"]
     coll = bpy.context.scene.footprint.active_track
-    assert solved.last_motion(coll.name) is None
+    assert solved.last_motion(coll) is None
     assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
-    baked = solved.last_motion(coll.name)
+    baked = solved.last_motion(coll)
     assert baked is not None and baked.report == json.loads(coll.footprint_track.last_report)
-    assert solved.last_signature(coll.name) == solved.signature(coll)
+    assert solved.last_signature(coll) == solved.signature(coll)
     objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
     objs[4].location.x += 0.03
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 1
     assert json.loads(coll.footprint_track.last_report)["optimizer"]["warm_start"]
-    assert solved.last_motion(coll.name) is not baked
+    assert solved.last_motion(coll) is not baked
+    # Kept per track, not per name: a renamed track keeps its record, a new one under the old name has none.
+    motion, name = solved.last_motion(coll), coll.name
+    coll.name = "renamed"
+    assert solved.last_motion(coll) is motion
+    assert solved.last_motion(bpy.data.collections.new(name)) is None
 
 
 def test_a_preview_left_behind_by_a_bake_is_refreshed_by_the_live_update(addon, rig_scene):
@@ -609,18 +614,18 @@ def test_a_preview_left_behind_by_a_bake_is_refreshed_by_the_live_update(addon, 
     coll = bpy.context.scene.footprint.active_track
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
     assert live.flush(bpy.context) == 0  # the preview shows the footprints as they are
-    shown = solved.previewed_signature(coll.name)
+    shown = solved.previewed_signature(coll)
     coll.footprint_track.live = False
     objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
     objs[4].location.x += 0.05
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 0  # Live off: nothing noted
     assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
-    assert solved.last_signature(coll.name) == solved.signature(coll) != solved.previewed_signature(coll.name) == shown
+    assert solved.last_signature(coll) == solved.signature(coll) != solved.previewed_signature(coll) == shown
     coll.footprint_track.live = True
     objs[0].location = objs[0].location  # any update of a footprint
     bpy.context.view_layer.update()
-    assert live.flush(bpy.context) == 1 and solved.previewed_signature(coll.name) == solved.signature(coll)
+    assert live.flush(bpy.context) == 1 and solved.previewed_signature(coll) == solved.signature(coll)
 
 
 def test_a_rig_report_saved_by_an_earlier_version_still_shows(addon):
@@ -652,7 +657,7 @@ def test_a_live_edit_of_a_long_track_samples_again_only_around_it(addon, rig_sce
     assert coll.name == "walk60"
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
     live.flush(bpy.context)
-    first = solved.last_motion("walk60")
+    first = solved.last_motion(coll)
     first.com[0] += 100.0  # a mark: where the live update copies the earlier motion, it shows through
     objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
     before = solved.signature(coll)
@@ -661,7 +666,7 @@ def test_a_live_edit_of_a_long_track_samples_again_only_around_it(addon, rig_sce
     span = solved.changed_span(before, solved.signature(coll))
     assert span == pytest.approx((objs[30].footprint.contact, objs[30].footprint.liftoff), abs=1e-6)
     assert live.flush(bpy.context) == 1
-    motion = solved.last_motion("walk60")
+    motion = solved.last_motion(coll)
     assert motion.report["optimizer"]["window"] is not None
     # The same solve without the earlier motion samples every frame: the same motion, to the bit.
     binding = bake.bind(rig_scene)
@@ -699,19 +704,19 @@ def test_an_invalid_live_edit_keeps_the_last_preview_and_says_why(addon, rig_sce
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
     live.flush(bpy.context)
     coll = bpy.context.scene.footprint.active_track
-    good = solved.last_motion(coll.name)
+    good = solved.last_motion(coll)
     objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
     contact = objs[2].footprint.contact
     objs[2].footprint.contact = objs[0].footprint.contact + 0.05  # lands while the same foot still stands
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 0
-    assert "touches down" in live.errors[coll.name] and solved.last_motion(coll.name) is good
+    assert "touches down" in live.errors[coll.name] and solved.last_motion(coll) is good
     objs[2].footprint.contact = contact
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 0 and coll.name not in live.errors
     objs[2].location.x += 0.02
     bpy.context.view_layer.update()
-    assert live.flush(bpy.context) == 1 and solved.last_motion(coll.name) is not good
+    assert live.flush(bpy.context) == 1 and solved.last_motion(coll) is not good
 
 
 def test_the_scene_rate_counts_its_fps_base(addon, rig_scene):

@@ -46,7 +46,7 @@ def _draw_view():
         settings = coll.footprint_track
         if not (settings.is_track and settings.show_overlay):
             continue
-        motion = solved.last_motion(coll.name)
+        motion = solved.last_motion(coll)
         signature = (solved.signature(coll), id(motion))
         cached = _cache.get(coll.name)
         if cached is None or cached[0] != signature:

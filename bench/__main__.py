@@ -14,6 +14,7 @@ def main(argv=None) -> int:
     running_bench.run()
     live_bench.run()
     live_bench.windowed()
+    live_bench.overlay_check()
     bake_bench.run()
     return 0
 

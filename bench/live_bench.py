@@ -62,3 +62,18 @@ def windowed(steps_list=(60, 100, 300), repeats=7):
                                                       changed=(track.contact[j], track.liftoff[j])), repeats)
         print(f"  {steps:4d} steps   whole {t_whole * 1e3:7.1f} ms   window {t_window * 1e3:7.1f} ms   "
               f"ratio {t_whole / t_window:.1f} x")
+
+
+def overlay_check(footprints=1000, repeats=50):
+    """What the overlay reads on every redraw to know whether to lay a track out again: the track's
+    revision (bumped by the depsgraph handler) against a signature of all its footprints."""
+    import bpy
+
+    from footprint_locomotion.footprint_addon import scene_io, solved
+
+    coll = scene_io.new_track(bpy.context, "overlay check")
+    scene_io.write_track(coll, straight_walk(footprints))
+    t_signature = median_seconds(lambda: solved.signature(coll), repeats)
+    t_revision = median_seconds(lambda: solved.revision(coll), repeats)
+    print(f"Overlay redraw, {footprints} footprints: has the track changed? signature {t_signature * 1e3:.2f} ms, "
+          f"revision {t_revision * 1e6:.1f} us, ratio {t_signature / t_revision:.0f} x")

@@ -1,7 +1,8 @@
 """Live update (vdP97 is interactive): moving, rotating or retiming a footprint re-solves its track and
-refreshes the track's preview on its rig. The depsgraph handler only notes which tracks changed; the
-re-solve runs once per burst of edits from a timer (never from the draw path), and the handler ignores
-every update that is not a footprint, so the preview's own writes never trigger it again."""
+refreshes the track's preview on its rig. The depsgraph handler only notes which tracks changed (for the
+overlay too); the re-solve runs once per burst of edits from a timer (never from the draw path), and the
+handler ignores every update that is not a footprint or a track, so the preview's own writes never
+trigger it again."""
 
 import bpy
 from bpy.app.handlers import persistent
@@ -17,10 +18,15 @@ errors = {}  # track name -> why its last re-solve failed (shown in the Rig pane
 @persistent
 def on_depsgraph_update(scene, depsgraph):
     for update in depsgraph.updates:
-        obj = update.id
-        if isinstance(obj, bpy.types.Object) and scene_io.is_footprint(obj.original):
-            coll = scene_io.track_of(obj.original)
-            if coll is not None and coll.footprint_track.live and coll.footprint_track.rig is not None:
+        data = update.id.original
+        if isinstance(data, bpy.types.Collection) and data.footprint_track.is_track:
+            solved.touched(data)  # its settings, or footprints added or removed
+        elif isinstance(data, bpy.types.Object) and scene_io.is_footprint(data):
+            coll = scene_io.track_of(data)
+            if coll is None:
+                continue
+            solved.touched(coll)
+            if coll.footprint_track.live and coll.footprint_track.rig is not None:
                 _dirty.add(coll.name)
     if _dirty and not bpy.app.background and not bpy.app.timers.is_registered(_on_timer):
         bpy.app.timers.register(_on_timer, first_interval=DEBOUNCE)

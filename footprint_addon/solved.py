@@ -4,11 +4,15 @@ overlay draws the motion at once, and the live update's next re-solve starts fro
 around the footprints moved since. Kept per track collection (its session id: a renamed track keeps its
 record, a new track under an old name does not inherit one)."""
 
+import itertools
+
 from . import scene_io
 
 _signatures = {}  # track -> the footprints as last solved
 _motions = {}  # track -> the last motion
 _previewed = {}  # track -> the footprints as the track's preview shows them
+_revisions = {}  # track -> a number that changes whenever the track or one of its footprints does
+_numbers = itertools.count()  # never restarts: a number once given stands for one state only
 
 
 def signature(coll):
@@ -43,6 +47,7 @@ def record(coll, motion, previewed):
     _motions[coll.session_uid] = motion
     if previewed:
         _previewed[coll.session_uid] = current
+    touched(coll)  # the overlay draws the new motion
 
 
 def previewed_signature(coll):
@@ -57,6 +62,19 @@ def last_motion(coll):
     return _motions.get(coll.session_uid)
 
 
+def touched(coll):
+    """The track or one of its footprints changed (the depsgraph said so)."""
+    _revisions[coll.session_uid] = next(_numbers)
+
+
+def revision(coll):
+    """A number that stays the same while nothing of the track changes, nor its motion: what the overlay
+    redraws from, read in constant time (a signature reads every footprint: 13 ms for 1000 of them)."""
+    if coll.session_uid not in _revisions:
+        touched(coll)
+    return _revisions[coll.session_uid]
+
+
 def forget():
-    for state in (_signatures, _motions, _previewed):
+    for state in (_signatures, _motions, _previewed, _revisions):
         state.clear()

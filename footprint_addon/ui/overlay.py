@@ -11,8 +11,8 @@ from ...solver import drawing
 from .. import scene_clock, scene_io, solved
 
 _handlers = []
-_cache = {}  # track name -> (signature, batch)
-_diagrams = {}  # track name -> (signature, timing diagram)
+_cache = {}  # track name -> (revision, batch)
+_diagrams = {}  # track name -> (revision, timing diagram)
 
 
 def overlay_lines(coll, motion=None):
@@ -47,13 +47,13 @@ def _draw_view():
         if not (settings.is_track and settings.show_overlay):
             continue
         motion = solved.last_motion(coll)
-        signature = (solved.signature(coll), id(motion))
+        revision = solved.revision(coll)  # the footprints' and the motion's
         cached = _cache.get(coll.name)
-        if cached is None or cached[0] != signature:
+        if cached is None or cached[0] != revision:
             lines, colors = overlay_lines(coll, motion)
             batch = batch_for_shader(shader, "LINES", {"pos": lines.reshape(-1, 3),
                                                       "color": np.repeat(colors, 2, axis=0)})
-            cached = _cache[coll.name] = (signature, batch)
+            cached = _cache[coll.name] = (revision, batch)
         gpu.state.line_width_set(2.0)
         cached[1].draw(shader)
         if motion is None:
@@ -78,13 +78,13 @@ def timing_diagram(context):
     coll = scene_io.active_track(context)
     if coll is None or not coll.footprint_track.show_overlay:
         return None
-    signature = solved.signature(coll)  # redrawn every frame: laid out again only when the track changed
+    revision = solved.revision(coll)  # redrawn every frame: laid out again only when the track changed
     cached = _diagrams.get(coll.name)
-    if cached is None or cached[0] != signature:
+    if cached is None or cached[0] != revision:
         objs = scene_io.footprints(coll)
         track = scene_io.read_track(coll, objs) if objs else None
         diagram = drawing.timing_diagram(track.feet, track.contact, track.liftoff) if objs else None
-        cached = _diagrams[coll.name] = (signature, diagram)
+        cached = _diagrams[coll.name] = (revision, diagram)
     return cached[1]
 
 

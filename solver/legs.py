@@ -75,10 +75,6 @@ def _rodrigues(axis, angle):
     return np.eye(3) + s * k + (1.0 - c) * (k @ k)
 
 
-def ground_heights(terrain, xy, fallback):
-    return fallback if terrain is None else terrain.heights(xy)
-
-
 def terrain_normals(terrain, xy, eps=0.02):
     if terrain is None:
         return np.tile([0.0, 0.0, 1.0], (len(xy), 1))
@@ -164,7 +160,7 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
 def _anchors(schedule, character, leg, mine, rotations_fp):
     """Rest place, the leg's footprints, rest place: positions, rotations, lift-off and landing times."""
     tr = schedule.track
-    if mine.size == 0:  # a leg the track never puts down: one placeholder, never in contact (see _carry)
+    if mine.size == 0:  # a leg the track never puts down: one placeholder, never in contact (see _carried)
         return np.zeros((1, 3)), np.eye(3)[None], np.array([np.inf]), np.array([-np.inf]), np.array([-1])
     others = np.flatnonzero(schedule.leg_of_footprint != leg)
 
@@ -226,8 +222,9 @@ def _swing_bump(p0, p1, f0, f1, character, terrain):
     fwd /= np.maximum(np.linalg.norm(fwd, axis=-1, keepdims=True), 1e-9)
     half = 0.5 * character.foot_length
     sole = [path + end * half * fwd for end in (-1.0, 0.0, 1.0)]  # heel, mid-foot, toe
-    below = np.max([ground_heights(terrain, point[..., :2], _even_ground(p0, p1, half * f0, half * f1, point))
-                    - point[..., 2] for point in sole], axis=0)
+    ground = ([terrain.heights(point[..., :2]) for point in sole]
+              if terrain is not None else [_even_ground(p0, p1, half * f0, half * f1, point) for point in sole])
+    below = np.max([g - point[..., 2] for g, point in zip(ground, sole)], axis=0)
     needed = below / (4.0 * u * (1.0 - u)) + clearance
     moving = np.linalg.norm(p1 - p0, axis=1) > 1e-6
     return np.where(moving, np.maximum(clearance, needed.max(axis=1)), 0.0)

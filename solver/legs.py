@@ -134,8 +134,13 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
         character, half)
     start_pos, start_rot = leave_pos[k], leave_rot[k]
     line = start_pos + (anchors_pos[nxt] - start_pos) * s[:, None]
-    bump = _swing_bump(anchors_pos[:-1], anchors_pos[1:], anchors_rot[:-1, :, 1], anchors_rot[1:, :, 1], character,
-                       terrain)[np.minimum(k, len(anchors_pos) - 2)]
+    # Each swing's arc, for the swings under way at the times asked (a live edit samples a few).
+    swing_of = np.minimum(k, len(anchors_pos) - 2)
+    swings = np.unique(swing_of[~standing])
+    bumps = np.zeros(max(len(anchors_pos) - 1, 1))
+    bumps[swings] = _swing_bump(anchors_pos[swings], anchors_pos[swings + 1], anchors_rot[swings, :, 1],
+                                anchors_rot[swings + 1, :, 1], character, terrain)
+    bump = bumps[swing_of]
     swing_pos = line
     swing_pos[:, 2] += bump * 4.0 * u * (1.0 - u)
     axis, angle = _axis_angle_between(start_rot, anchors_rot[nxt])

@@ -18,6 +18,7 @@ from ..solver.orientation import rotation_matrices
 from ..solver.track import frame_count
 from ..solver.transforms import quaternion_from_matrix, rotation_z
 from . import animation, scene_clock, scene_io, solved
+from . import terrain as terrain_module
 from .rigs import bind
 
 class BakeError(ValueError):
@@ -85,8 +86,15 @@ def solve_for_rig(context, coll, binding, previous=None, changed=None):
         raise BakeError(f"track {coll.name!r} has no footprints")
     frames, times = frame_times(context.scene, float(track.contact.min()), float(track.liftoff.max()))
     warm = None if previous is None else previous.solution
-    motion = biped.solve(track, character, times=times, warm=warm, changed=changed, previous=previous)
+    motion = biped.solve(track, character, solver_terrain(context, coll, track), times=times, warm=warm,
+                         changed=changed, previous=previous)
     return frames, motion
+
+
+def solver_terrain(context, coll, track):
+    """The track's terrain as the solver reads it (a height field of the evaluated mesh), or None."""
+    terrain = coll.footprint_track.terrain
+    return None if terrain is None else terrain_module.height_field(context, terrain, track.positions)
 
 
 def write_action(rig, binding, name, frames, channels):

@@ -7,7 +7,7 @@ trigger it again."""
 import bpy
 from bpy.app.handlers import persistent
 
-from . import preview, scene_io, solved
+from . import preview, scene_io, solved, terrain
 
 DEBOUNCE = 0.08  # seconds: a drag produces many updates; the re-solve waits for a pause
 _dirty = set()  # names of tracks edited since the last re-solve
@@ -19,6 +19,8 @@ errors = {}  # track name -> why its last re-solve failed (shown in the Rig pane
 def on_depsgraph_update(scene, depsgraph):
     for update in depsgraph.updates:
         data = update.id.original
+        if isinstance(data, bpy.types.Object) and (update.is_updated_geometry or update.is_updated_transform):
+            terrain.forget(data.name)  # if it is a terrain, the solver's height field of it is stale
         if isinstance(data, bpy.types.Collection) and data.footprint_track.is_track:
             solved.touched(data)  # its settings, or footprints added or removed
         elif isinstance(data, bpy.types.Object) and scene_io.is_footprint(data):
@@ -65,6 +67,7 @@ def _forget():
     for state in (_dirty, errors):
         state.clear()
     solved.forget()
+    terrain.forget()
 
 
 @persistent

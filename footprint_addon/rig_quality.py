@@ -12,7 +12,6 @@ import numpy as np
 
 from ..solver.motion import ground_under_feet
 from ..solver.schedule import build_schedule
-from ..solver.terrain import terrain_from_json
 from . import bake, scene_clock
 
 
@@ -34,14 +33,14 @@ def evaluated_heads(context, rig, bones, frames):
     return out
 
 
-def measure(context, binding, motion, frames):
+def measure(context, binding, motion, frames, terrain=None):
     """Per foot, on the evaluated rig, in metres unless said: foot skate over the motion's stance phases
     (how far the ball of the foot moves while the foot stands on one footprint, which it should not at
     all; how far the ankle moves while the foot is also flat, heel down; how far, seen from above, the
     ball is from the toe of the footprint it stands on); leg_extension, the largest hip-to-ankle distance
     as a fraction of thigh + shin (1: straight; above: the bones stretch); below_ground, the deepest the
-    ball or the ankle comes below the height it has over the ground at rest (the terrain, or the
-    footprints), 0 when never."""
+    ball or the ankle comes below the height it has over the ground at rest (the terrain, a solver
+    height field, or the footprints), 0 when never."""
     feet = list(binding.feet)
     bones = ([binding.balls[f] for f in feet] + [binding.ankles[f] for f in feet]
              + [binding.hips[f] for f in feet])
@@ -52,8 +51,7 @@ def measure(context, binding, motion, frames):
     report = {"frames": len(frames), "ball_skate": {}, "heel_skate": {}, "ball_off_footprint": {},
               "leg_extension": {}, "below_ground": {}, "unit": "metres"}
     schedule = build_schedule(motion.track, motion.character)
-    ground = ground_under_feet(motion, schedule, terrain_from_json(motion.track.extras.get("terrain")),
-                               np.stack([balls, ankles]))
+    ground = ground_under_feet(motion, schedule, terrain, np.stack([balls, ankles]))
     for leg, foot in enumerate(feet):
         ball_skate = heel_skate = 0.0
         standing = motion.contact[:, leg]
@@ -85,6 +83,6 @@ def measure_track(context, coll, rig, motion=None):
     if motion is None:
         _frames, motion = bake.solve_for_rig(context, coll, binding)
     frames = [scene_clock.frame(context.scene, t) for t in motion.times]
-    report = measure(context, binding, motion, frames)
+    report = measure(context, binding, motion, frames, bake.solver_terrain(context, coll, motion.track))
     coll.footprint_track.last_rig_report = json.dumps(report)
     return report

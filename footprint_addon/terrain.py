@@ -1,10 +1,19 @@
-"""Terrain queries on the evaluated mesh (modifiers included): vertical projection, surface normals."""
+"""Terrain queries on the evaluated mesh (modifiers included): vertical projection, surface normals, and the
+height field the solver reads (swing arcs over steps, COM clearance, the report's ground)."""
+
+import math
 
 import numpy as np
 from mathutils import Vector
 from mathutils.bvhtree import BVHTree
 
+from ..solver.terrain import HeightField
+
 DOWN = Vector((0.0, 0.0, -1.0))
+SPACING = 0.05  # metres between height samples: a riser becomes a 5 cm ramp (the solver's test stairs too)
+MARGIN = 1.0  # metres of terrain sampled around the footprints, the region snapped out to whole metres
+MAX_SAMPLES = 250_000  # a larger region is sampled coarser
+_fields = {}  # (terrain name, region, spacing) -> HeightField, until that terrain changes
 
 
 class TerrainProbe:
@@ -44,3 +53,42 @@ class TerrainProbe:
                 hit[i] = True
                 points[i], normals[i] = result
         return hit, points, normals
+
+
+def height_field(context, terrain, positions):
+    """The terrain object's evaluated surface around the footprints at positions (F, 3), as the solver's
+    HeightField: one vertical ray per sample within MARGIN of a footprint (the body and the swings stay
+    there), made once per region and kept until the terrain changes (forget). Elsewhere, and where no ray
+    hits (past the mesh's edge), the lowest height hit stands in."""
+    low = np.floor(positions[:, :2].min(axis=0) - MARGIN)
+    high = np.ceil(positions[:, :2].max(axis=0) + MARGIN)
+    corridor = min(float(np.prod(high - low)), len(positions) * (2.0 * MARGIN) ** 2)  # at most, in m^2
+    spacing = max(SPACING, math.sqrt(corridor / MAX_SAMPLES))
+    key = (terrain.name, tuple(low), tuple(high), spacing)
+    if key not in _fields:
+        shape = (int(round((high[1] - low[1]) / spacing)) + 1, int(round((high[0] - low[0]) / spacing)) + 1)
+        near = _near(positions[:, :2], low, spacing, shape, int(math.ceil(MARGIN / spacing)))
+        ys, xs = np.nonzero(near)
+        hit, points, _normals = TerrainProbe(terrain, context.evaluated_depsgraph_get()).project(
+            np.column_stack([low[0] + xs * spacing, low[1] + ys * spacing]))
+        heights = np.full(shape, points[hit, 2].min() if hit.any() else 0.0)
+        heights[ys[hit], xs[hit]] = points[hit, 2]
+        _fields[key] = HeightField((float(low[0]), float(low[1])), spacing, heights)
+    return _fields[key]
+
+
+def _near(xy, low, spacing, shape, reach):
+    """(ny, nx) bool: the grid cells within reach cells (a square) of any of the points xy (F, 2)."""
+    marked = np.zeros((shape[0] + 1, shape[1] + 1))
+    i = np.clip(np.round((xy - low) / spacing).astype(int), 0, np.array(shape)[::-1] - 1)
+    np.add.at(marked, (np.maximum(i[:, 1] - reach, 0), np.maximum(i[:, 0] - reach, 0)), 1.0)
+    np.add.at(marked, (np.minimum(i[:, 1] + reach + 1, shape[0]), np.maximum(i[:, 0] - reach, 0)), -1.0)
+    np.add.at(marked, (np.maximum(i[:, 1] - reach, 0), np.minimum(i[:, 0] + reach + 1, shape[1])), -1.0)
+    np.add.at(marked, (np.minimum(i[:, 1] + reach + 1, shape[0]), np.minimum(i[:, 0] + reach + 1, shape[1])), 1.0)
+    return marked.cumsum(axis=0).cumsum(axis=1)[:shape[0], :shape[1]] > 0.5
+
+
+def forget(name=None):
+    """Drop the height fields of the terrain object called name (it changed), or all of them."""
+    for key in [k for k in _fields if name is None or k[0] == name]:
+        del _fields[key]

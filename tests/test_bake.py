@@ -628,6 +628,53 @@ def test_a_preview_left_behind_by_a_bake_is_refreshed_by_the_live_update(addon, 
     assert live.flush(bpy.context) == 1 and solved.previewed_signature(coll) == solved.signature(coll)
 
 
+def test_the_solver_sees_the_terrain_mesh(addon, rig_scene):
+    """A 15 cm ridge across the path between two footprints on level ground: the solve reads the terrain
+    mesh (a height field sampled from it), so the swing foot passes over the ridge, heel, mid-foot and
+    toe; the footprints alone say nothing of it (the arc would stay at the 7 cm swing clearance: 6.4 cm
+    into the ridge). Moving the terrain makes the solver sample it again."""
+    scene_io = sys.modules[f"{addon}.footprint_addon.scene_io"]
+    terrain_module = sys.modules[f"{addon}.footprint_addon.terrain"]
+    bake = bake_module(addon)
+    mesh = bpy.data.meshes.new("ridge")
+    ys = [-2.0, 0.95, 0.95, 1.15, 1.15, 6.0]
+    zs = [0.0, 0.0, 0.15, 0.15, 0.0, 0.0]
+    verts = [(x, y, z) for y, z in zip(ys, zs) for x in (-2.0, 2.0)]
+    mesh.from_pydata(verts, [], [(2 * i, 2 * i + 1, 2 * i + 3, 2 * i + 2) for i in range(len(ys) - 1)])
+    ground = bpy.data.objects.new("ridge", mesh)
+    bpy.context.scene.collection.objects.link(ground)
+    coll = scene_io.new_track(bpy.context, "over the ridge", terrain=ground)
+    track_module = sys.modules[f"{addon}.solver.track"]
+    positions = [(-0.1, 0.0, 0.0), (0.1, 0.45, 0.0), (-0.1, 1.6, 0.0), (0.1, 2.05, 0.0)]
+    scene_io.write_track(coll, track_module.make_track(["L", "R", "L", "R"], positions, [0.0] * 4,
+                                                       [0.0, 0.6, 1.2, 1.8], [0.9, 1.5, 2.1, 2.7]))
+    frames, motion = bake.solve_for_rig(bpy.context, coll, bake.bind(rig_scene))
+    probe = terrain_module.TerrainProbe(ground, bpy.context.evaluated_depsgraph_get())
+    half = 0.5 * motion.character.foot_length
+    over = (motion.times > 0.9) & (motion.times < 1.2)  # the left foot's swing across the ridge
+    for end in (-1.0, 0.0, 1.0):
+        sole = motion.feet[over, 0] + end * half * motion.foot_rotation[over, 0, :, 1]
+        hit, below, _normals = probe.project(sole[:, :2])
+        assert hit.all() and (sole[:, 2] - below[:, 2]).min() >= -1e-3
+    assert motion.feet[over, 0, 2].max() > 0.15 + 0.05
+    # The height field is made once per terrain state: moving the terrain drops it.
+    field = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
+    assert bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll)) is field
+    ground.location.z += 0.1
+    bpy.context.view_layer.update()
+    moved = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
+    assert moved is not field and np.allclose(moved.values, field.values + 0.1)
+    # Rays are cast only within a square of reach cells around each footprint (a long track's corridor).
+    rng = np.random.default_rng(0)
+    for spacing in (0.05, 0.37):
+        xy = rng.uniform(0.0, 10.0, (7, 2))
+        low, shape, reach = np.floor(xy.min(axis=0) - 1.0), (300, 260), int(np.ceil(1.0 / spacing))
+        cell = np.clip(np.round((xy - low) / spacing).astype(int), 0, np.array(shape)[::-1] - 1)
+        rows, columns = np.mgrid[0:shape[0], 0:shape[1]]
+        square = [(np.abs(columns - x) <= reach) & (np.abs(rows - y) <= reach) for x, y in cell]
+        assert np.array_equal(terrain_module._near(xy, low, spacing, shape, reach), np.any(square, axis=0))
+
+
 def test_a_rig_report_saved_by_an_earlier_version_still_shows(addon):
     panels = sys.modules[f"{addon}.footprint_addon.ui.panels"]
     old = {"frames": 10, "ball_skate": {"L": 1e-4}, "heel_skate": {"L": 2e-4}, "ball_off_footprint": {"L": 0.0},

@@ -19,19 +19,27 @@ errors = {}  # track name -> why its last re-solve failed (shown in the Rig pane
 def on_depsgraph_update(scene, depsgraph):
     for update in depsgraph.updates:
         data = update.id.original
-        if isinstance(data, bpy.types.Object) and (update.is_updated_geometry or update.is_updated_transform):
-            terrain.forget(data.name)  # if it is a terrain, the solver's height field of it is stale
+        if (isinstance(data, bpy.types.Object) and (update.is_updated_geometry or update.is_updated_transform)
+                and terrain.solved_on(data)):
+            terrain.forget(data)  # a terrain changed: every track on it is stale
+            for coll in bpy.data.collections:
+                if coll.footprint_track.is_track and coll.footprint_track.terrain == data:
+                    _note(coll)
         if isinstance(data, bpy.types.Collection) and data.footprint_track.is_track:
             solved.touched(data)  # its settings, or footprints added or removed
         elif isinstance(data, bpy.types.Object) and scene_io.is_footprint(data):
             coll = scene_io.track_of(data)
-            if coll is None:
-                continue
-            solved.touched(coll)
-            if coll.footprint_track.live and coll.footprint_track.rig is not None:
-                _dirty.add(coll.name)
+            if coll is not None:
+                _note(coll)
     if _dirty and not bpy.app.background and not bpy.app.timers.is_registered(_on_timer):
         bpy.app.timers.register(_on_timer, first_interval=DEBOUNCE)
+
+
+def _note(coll):
+    """The track changed: the overlay lays it out again, the live update (if on) re-solves it."""
+    solved.touched(coll)
+    if coll.footprint_track.live and coll.footprint_track.rig is not None:
+        _dirty.add(coll.name)
 
 
 def _on_timer():

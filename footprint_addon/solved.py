@@ -6,7 +6,7 @@ record, a new track under an old name does not inherit one)."""
 
 import itertools
 
-from . import scene_io
+from . import scene_io, terrain
 
 _signatures = {}  # track -> the footprints as last solved
 _motions = {}  # track -> the last motion
@@ -16,11 +16,11 @@ _numbers = itertools.count()  # never restarts: a number once given stands for o
 
 
 def signature(coll):
-    """What a solve of the track reads: its settings (character preset or parameters, terrain, rig) and, per
-    footprint, its name, place, heading, contact, lift-off and foot."""
+    """What a solve of the track reads: its settings (character preset or parameters, terrain and how many
+    times it changed, rig) and, per footprint, its name, place, heading, contact, lift-off and foot."""
     settings = coll.footprint_track
     return ((settings.character, settings.character_json, getattr(settings.terrain, "name", None),
-             getattr(settings.rig, "name", None)),
+             terrain.revision(settings.terrain), getattr(settings.rig, "name", None)),
             tuple((o.name, tuple(round(v, 6) for v in o.matrix_world.translation), round(o.rotation_euler.z, 6),
                    round(o.footprint.contact, 6), round(o.footprint.liftoff, 6), o.footprint.foot)
                   for o in scene_io.footprints(coll)))

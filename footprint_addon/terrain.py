@@ -11,9 +11,12 @@ from ..solver.terrain import HeightField
 
 DOWN = Vector((0.0, 0.0, -1.0))
 SPACING = 0.05  # metres between height samples: a riser becomes a 5 cm ramp (the solver's test stairs too)
-MARGIN = 1.0  # metres of terrain sampled around the footprints, the region snapped out to whole metres
-MAX_SAMPLES = 250_000  # a larger region is sampled coarser
-_fields = {}  # (terrain name, region, spacing) -> HeightField, until that terrain changes
+MARGIN = 1.0  # metres of terrain sampled around each footprint, the region snapped out to whole metres
+HEADROOM = 1.0  # metres above the footprints nearby that the rays start from (under a bridge: the ground)
+MAX_SAMPLES = 250_000  # rays: a larger corridor is sampled coarser
+MAX_CELLS = 2_000_000  # grid cells (16 MB): a larger region is sampled coarser
+_fields = {}  # terrain session id -> _Field, until the terrain changes
+_revisions = {}  # terrain session id -> how many times it changed (solves read it: live signatures)
 
 
 class TerrainProbe:
@@ -41,54 +44,94 @@ class TerrainProbe:
             world_normal.negate()
         return self.to_world @ location, world_normal
 
-    def project(self, xy):
-        """Terrain points and normals straight below (or above) each (x, y): hit mask, points, normals."""
+    def project(self, xy, tops=None):
+        """Terrain points and normals straight below (or above) each (x, y), from above the whole mesh or
+        from the given heights (tops (n,)): hit mask, points, normals."""
         xy = np.asarray(xy, dtype=float).reshape(-1, 2)
+        tops = np.full(len(xy), self.top) if tops is None else np.minimum(tops, self.top)
         hit = np.zeros(len(xy), dtype=bool)
         points = np.zeros((len(xy), 3))
         normals = np.tile([0.0, 0.0, 1.0], (len(xy), 1))
         for i, (x, y) in enumerate(xy):
-            result = self.cast((x, y, self.top), DOWN)
+            result = self.cast((x, y, tops[i]), DOWN)
             if result is not None:
                 hit[i] = True
                 points[i], normals[i] = result
         return hit, points, normals
 
 
+class _Field:
+    """A terrain's height samples on one grid, filled in as footprints need them."""
+
+    def __init__(self, grid, shape):
+        self.grid = grid  # (low corner, high corner, spacing)
+        self.heights = np.zeros(shape)
+        self.sampled = np.zeros(shape, dtype=bool)
+        self.solver = None  # the HeightField made from them, while nothing new is sampled
+
+
 def height_field(context, terrain, positions):
     """The terrain object's evaluated surface around the footprints at positions (F, 3), as the solver's
-    HeightField: one vertical ray per sample within MARGIN of a footprint (the body and the swings stay
-    there), made once per region and kept until the terrain changes (forget). Elsewhere, and where no ray
-    hits (past the mesh's edge), the lowest height hit stands in."""
+    HeightField, or None when the terrain is not evaluated (disabled in viewports, excluded): then the
+    solver takes the ground from the footprints. One vertical ray per grid cell within MARGIN of a footprint,
+    from HEADROOM above the footprints there; cells sampled once are kept until the terrain changes
+    (forget). Cells no ray hits (past the mesh's edge), and cells away from every footprint, stand at the
+    lowest footprint's height."""
     low = np.floor(positions[:, :2].min(axis=0) - MARGIN)
     high = np.ceil(positions[:, :2].max(axis=0) + MARGIN)
-    corridor = min(float(np.prod(high - low)), len(positions) * (2.0 * MARGIN) ** 2)  # at most, in m^2
-    spacing = max(SPACING, math.sqrt(corridor / MAX_SAMPLES))
-    key = (terrain.name, tuple(low), tuple(high), spacing)
-    if key not in _fields:
-        shape = (int(round((high[1] - low[1]) / spacing)) + 1, int(round((high[0] - low[0]) / spacing)) + 1)
-        near = _near(positions[:, :2], low, spacing, shape, int(math.ceil(MARGIN / spacing)))
-        ys, xs = np.nonzero(near)
-        hit, points, _normals = TerrainProbe(terrain, context.evaluated_depsgraph_get()).project(
-            np.column_stack([low[0] + xs * spacing, low[1] + ys * spacing]))
-        heights = np.full(shape, points[hit, 2].min() if hit.any() else 0.0)
-        heights[ys[hit], xs[hit]] = points[hit, 2]
-        _fields[key] = HeightField((float(low[0]), float(low[1])), spacing, heights)
-    return _fields[key]
+    area = float(np.prod(high - low))
+    corridor = min(area, len(positions) * (2.0 * MARGIN) ** 2)
+    spacing = max(SPACING, math.sqrt(corridor / MAX_SAMPLES), math.sqrt(area / MAX_CELLS))
+    grid = (tuple(low), tuple(high), spacing)
+    shape = (int(round((high[1] - low[1]) / spacing)) + 1, int(round((high[0] - low[0]) / spacing)) + 1)
+    field = _fields.get(terrain.session_uid)
+    if field is None or field.grid != grid:
+        field = _fields[terrain.session_uid] = _Field(grid, shape)
+    tops = _tops(positions, low, spacing, shape, int(math.ceil(MARGIN / spacing)))
+    ys, xs = np.nonzero(np.isfinite(tops) & ~field.sampled)
+    ground = float(positions[:, 2].min())
+    if len(ys):
+        try:
+            probe = TerrainProbe(terrain, context.evaluated_depsgraph_get())
+        except (ValueError, SystemError, RuntimeError):  # no evaluated mesh to cast on
+            return None
+        hit, points, _normals = probe.project(np.column_stack([low[0] + xs * spacing, low[1] + ys * spacing]),
+                                              tops[ys, xs])
+        field.heights[ys, xs] = np.where(hit, points[:, 2], np.nan)
+        field.sampled[ys, xs] = True
+        field.solver = None
+    if field.solver is None:
+        heights = np.where(field.sampled & np.isfinite(field.heights), field.heights, ground)
+        field.solver = HeightField((float(low[0]), float(low[1])), spacing, heights)
+    return field.solver
 
 
-def _near(xy, low, spacing, shape, reach):
-    """(ny, nx) bool: the grid cells within reach cells (a square) of any of the points xy (F, 2)."""
-    marked = np.zeros((shape[0] + 1, shape[1] + 1))
-    i = np.clip(np.round((xy - low) / spacing).astype(int), 0, np.array(shape)[::-1] - 1)
-    np.add.at(marked, (np.maximum(i[:, 1] - reach, 0), np.maximum(i[:, 0] - reach, 0)), 1.0)
-    np.add.at(marked, (np.minimum(i[:, 1] + reach + 1, shape[0]), np.maximum(i[:, 0] - reach, 0)), -1.0)
-    np.add.at(marked, (np.maximum(i[:, 1] - reach, 0), np.minimum(i[:, 0] + reach + 1, shape[1])), -1.0)
-    np.add.at(marked, (np.minimum(i[:, 1] + reach + 1, shape[0]), np.minimum(i[:, 0] + reach + 1, shape[1])), 1.0)
-    return marked.cumsum(axis=0).cumsum(axis=1)[:shape[0], :shape[1]] > 0.5
+def _tops(positions, low, spacing, shape, reach):
+    """(ny, nx): for the grid cells within reach cells (a square) of a footprint, HEADROOM above the
+    highest such footprint; -inf elsewhere."""
+    tops = np.full(shape, -np.inf)
+    cells = np.clip(np.round((positions[:, :2] - low) / spacing).astype(int), 0, np.array(shape)[::-1] - 1)
+    for (x, y), z in zip(cells, positions[:, 2]):  # one slice per footprint
+        square = tops[max(y - reach, 0):y + reach + 1, max(x - reach, 0):x + reach + 1]
+        np.maximum(square, z + HEADROOM, out=square)
+    return tops
 
 
-def forget(name=None):
-    """Drop the height fields of the terrain object called name (it changed), or all of them."""
-    for key in [k for k in _fields if name is None or k[0] == name]:
-        del _fields[key]
+def revision(terrain):
+    """How many times the terrain object changed (geometry or transform) since it was first solved on."""
+    return 0 if terrain is None else _revisions.get(terrain.session_uid, 0)
+
+
+def forget(terrain=None):
+    """The terrain object changed: drop its samples and count the change; without one, forget them all."""
+    if terrain is None:
+        _fields.clear()
+        _revisions.clear()
+    elif terrain.session_uid in _fields:
+        del _fields[terrain.session_uid]
+        _revisions[terrain.session_uid] = _revisions.get(terrain.session_uid, 0) + 1
+
+
+def solved_on(terrain):
+    """Whether a solve has read this object as a terrain (its changes matter to the live update)."""
+    return terrain.session_uid in _fields

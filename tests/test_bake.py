@@ -640,7 +640,9 @@ def test_the_solver_sees_the_terrain_mesh(addon, rig_scene):
     ys = [-2.0, 0.95, 0.95, 1.15, 1.15, 6.0]
     zs = [0.0, 0.0, 0.15, 0.15, 0.0, 0.0]
     verts = [(x, y, z) for y, z in zip(ys, zs) for x in (-2.0, 2.0)]
-    mesh.from_pydata(verts, [], [(2 * i, 2 * i + 1, 2 * i + 3, 2 * i + 2) for i in range(len(ys) - 1)])
+    deck = [(-2.0, 2.2, 2.5), (2.0, 2.2, 2.5), (2.0, 2.6, 2.5), (-2.0, 2.6, 2.5)]  # a bridge overhead
+    faces = [(2 * i, 2 * i + 1, 2 * i + 3, 2 * i + 2) for i in range(len(ys) - 1)]
+    mesh.from_pydata(verts + deck, [], faces + [tuple(range(len(verts), len(verts) + 4))])
     ground = bpy.data.objects.new("ridge", mesh)
     bpy.context.scene.collection.objects.link(ground)
     coll = scene_io.new_track(bpy.context, "over the ridge", terrain=ground)
@@ -657,22 +659,66 @@ def test_the_solver_sees_the_terrain_mesh(addon, rig_scene):
         hit, below, _normals = probe.project(sole[:, :2])
         assert hit.all() and (sole[:, 2] - below[:, 2]).min() >= -1e-3
     assert motion.feet[over, 0, 2].max() > 0.15 + 0.05
-    # The height field is made once per terrain state: moving the terrain drops it.
+    field = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
+    assert np.isclose(field.heights(np.array([[0.1, 2.4]]))[0], 0.0, atol=1e-6)  # under the bridge: the ground
+    # Sampled once per terrain state: moving the terrain drops it; a footprint moved anywhere (here off
+    # the line, where nothing was sampled yet) is sampled there; past the mesh's edge the ground is the
+    # lowest footprint's, not the mesh's lowest point.
     field = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
     assert bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll)) is field
     ground.location.z += 0.1
     bpy.context.view_layer.update()
     moved = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
-    assert moved is not field and np.allclose(moved.values, field.values + 0.1)
-    # Rays are cast only within a square of reach cells around each footprint (a long track's corridor).
+    assert moved is not field and np.isclose(moved.heights(np.array([[0.0, 1.05]]))[0], 0.25, atol=1e-6)
+    objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    objs[2].location = (1.5, 1.05, 0.0)  # onto the ridge, 1.6 m off the line
+    bpy.context.view_layer.update()
+    field = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
+    assert np.isclose(field.heights(np.array([[1.5, 1.05]]))[0], 0.25, atol=1e-6)
+    objs[3].location = (0.1, 7.0, 0.05)  # past the mesh (it ends at y = 6)
+    bpy.context.view_layer.update()
+    field = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
+    assert np.isclose(field.heights(np.array([[0.1, 7.0]]))[0], 0.0, atol=1e-6)
+    # A terrain that is not evaluated (disabled in viewports): the solve takes the ground from the footprints.
+    ground.hide_viewport = True
+    bpy.context.view_layer.update()
+    assert bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll)) is None
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    ground.hide_viewport = False
+    # Rays start HEADROOM above the highest footprint within reach (under a bridge: the ground below), and
+    # only within reach of a footprint.
     rng = np.random.default_rng(0)
     for spacing in (0.05, 0.37):
-        xy = rng.uniform(0.0, 10.0, (7, 2))
-        low, shape, reach = np.floor(xy.min(axis=0) - 1.0), (300, 260), int(np.ceil(1.0 / spacing))
-        cell = np.clip(np.round((xy - low) / spacing).astype(int), 0, np.array(shape)[::-1] - 1)
+        positions = np.column_stack([rng.uniform(0.0, 10.0, (7, 2)), rng.uniform(0.0, 2.0, 7)])
+        low, shape, reach = np.floor(positions[:, :2].min(axis=0) - 1.0), (300, 260), int(np.ceil(1.0 / spacing))
+        cell = np.clip(np.round((positions[:, :2] - low) / spacing).astype(int), 0, np.array(shape)[::-1] - 1)
         rows, columns = np.mgrid[0:shape[0], 0:shape[1]]
-        square = [(np.abs(columns - x) <= reach) & (np.abs(rows - y) <= reach) for x, y in cell]
-        assert np.array_equal(terrain_module._near(xy, low, spacing, shape, reach), np.any(square, axis=0))
+        squares = [np.where((np.abs(columns - x) <= reach) & (np.abs(rows - y) <= reach), z + terrain_module.HEADROOM,
+                            -np.inf) for (x, y), z in zip(cell, positions[:, 2])]
+        assert np.array_equal(terrain_module._tops(positions, low, spacing, shape, reach), np.max(squares, axis=0))
+
+
+def test_editing_the_terrain_re_solves_the_live_preview(addon, rig_scene):
+    """The solve reads the terrain, so changing it (here: raised 50 cm) makes the live update solve the
+    track again, on the new ground (before, it kept the old one: the terrain was not in its signature)."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    solved = sys.modules[f"{addon}.footprint_addon.solved"]
+    coll = bpy.context.scene.footprint.active_track
+    mesh = bpy.data.meshes.new("ground")
+    mesh.from_pydata([(-3, -3, 0), (3, -3, 0), (3, 10, 0), (-3, 10, 0)], [], [(0, 1, 2, 3)])
+    ground = bpy.data.objects.new("ground", mesh)
+    bpy.context.scene.collection.objects.link(ground)
+    coll.footprint_track.terrain = ground
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    live.flush(bpy.context)
+    before = solved.last_motion(coll)
+    ground.location.z = 0.5
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1
+    after = solved.last_motion(coll)  # solved and measured on the raised ground
+    assert after is not before
+    assert after.report["com_clearance"]["min"] == pytest.approx(before.report["com_clearance"]["min"] - 0.5, abs=0.01)
+    assert live.flush(bpy.context) == 0  # and once only
 
 
 def test_a_rig_report_saved_by_an_earlier_version_still_shows(addon):

@@ -94,7 +94,7 @@ def solve_for_rig(context, coll, binding, previous=None, changed=None):
 def solver_terrain(context, coll, track):
     """The track's terrain as the solver reads it (a height field of the evaluated mesh), or None."""
     terrain = coll.footprint_track.terrain
-    return None if terrain is None else terrain_module.height_field(context, terrain, track.positions)
+    return None if terrain is None else terrain_module.height_field(context, terrain, track.positions, coll)
 
 
 def write_action(rig, binding, name, frames, channels):

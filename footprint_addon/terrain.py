@@ -15,7 +15,7 @@ MARGIN = 1.0  # metres of terrain sampled around each footprint, the region snap
 HEADROOM = 1.0  # metres above the footprints nearby that the rays start from (under a bridge: the ground)
 MAX_SAMPLES = 250_000  # rays: a larger corridor is sampled coarser
 MAX_CELLS = 2_000_000  # grid cells (16 MB): a larger region is sampled coarser
-_fields = {}  # terrain session id -> _Field, until the terrain changes
+_fields = {}  # (terrain session id, track session id) -> _Field, until the terrain changes
 _revisions = {}  # terrain session id -> how many times it changed (solves read it: live signatures)
 
 
@@ -70,8 +70,9 @@ class _Field:
         self.solver = None  # the HeightField made from them, while nothing new is sampled
 
 
-def height_field(context, terrain, positions):
-    """The terrain object's evaluated surface around the footprints at positions (F, 3), as the solver's
+def height_field(context, terrain, positions, owner):
+    """The terrain object's evaluated surface around the footprints at positions (F, 3) of the track owner
+    (a collection: each track on a terrain keeps its own samples), as the solver's
     HeightField, or None when the terrain is not evaluated (disabled in viewports, excluded): then the
     solver takes the ground from the footprints. One vertical ray per grid cell within MARGIN of a footprint,
     from HEADROOM above the footprints there; cells sampled once are kept until the terrain changes
@@ -84,9 +85,10 @@ def height_field(context, terrain, positions):
     spacing = max(SPACING, math.sqrt(corridor / MAX_SAMPLES), math.sqrt(area / MAX_CELLS))
     grid = (tuple(low), tuple(high), spacing)
     shape = (int(round((high[1] - low[1]) / spacing)) + 1, int(round((high[0] - low[0]) / spacing)) + 1)
-    field = _fields.get(terrain.session_uid)
+    key = (terrain.session_uid, owner.session_uid)
+    field = _fields.get(key)
     if field is None or field.grid != grid:
-        field = _fields[terrain.session_uid] = _Field(grid, shape)
+        field = _fields[key] = _Field(grid, shape)
     tops = _tops(positions, low, spacing, shape, int(math.ceil(MARGIN / spacing)))
     ys, xs = np.nonzero(np.isfinite(tops) & ~field.sampled)
     ground = float(positions[:, 2].min())
@@ -127,11 +129,12 @@ def forget(terrain=None):
     if terrain is None:
         _fields.clear()
         _revisions.clear()
-    elif terrain.session_uid in _fields:
-        del _fields[terrain.session_uid]
+    elif solved_on(terrain):
+        for key in [k for k in _fields if k[0] == terrain.session_uid]:
+            del _fields[key]
         _revisions[terrain.session_uid] = _revisions.get(terrain.session_uid, 0) + 1
 
 
 def solved_on(terrain):
     """Whether a solve has read this object as a terrain (its changes matter to the live update)."""
-    return terrain.session_uid in _fields
+    return any(k[0] == terrain.session_uid for k in _fields)

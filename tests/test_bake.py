@@ -679,6 +679,13 @@ def test_the_solver_sees_the_terrain_mesh(addon, rig_scene):
     bpy.context.view_layer.update()
     field = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
     assert np.isclose(field.heights(np.array([[0.1, 7.0]]))[0], 0.0, atol=1e-6)
+    # Another track on the same terrain keeps its own samples: solving the two in turn samples nothing again.
+    other = scene_io.new_track(bpy.context, "elsewhere", terrain=ground)
+    scene_io.write_track(other, track_module.make_track(["L", "R"], [(-1.5, 4.0, 0.0), (-1.3, 4.5, 0.0)], [0.0] * 2,
+                                                        [0.0, 0.6], [0.9, 1.5]))
+    elsewhere = bake.solver_terrain(bpy.context, other, scene_io.read_track(other))
+    assert bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll)) is field
+    assert bake.solver_terrain(bpy.context, other, scene_io.read_track(other)) is elsewhere
     # A terrain that is not evaluated (disabled in viewports): the solve takes the ground from the footprints.
     ground.hide_viewport = True
     bpy.context.view_layer.update()

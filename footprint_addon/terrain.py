@@ -72,12 +72,11 @@ class _Field:
 
 def height_field(context, terrain, positions, owner):
     """The terrain object's evaluated surface around the footprints at positions (F, 3) of the track owner
-    (a collection: each track on a terrain keeps its own samples), as the solver's
-    HeightField, or None when the terrain is not evaluated (disabled in viewports, excluded): then the
-    solver takes the ground from the footprints. One vertical ray per grid cell within MARGIN of a footprint,
-    from HEADROOM above the footprints there; cells sampled once are kept until the terrain changes
-    (forget). Cells no ray hits (past the mesh's edge), and cells away from every footprint, stand at the
-    lowest footprint's height."""
+    (a collection: each track on a terrain keeps its own samples), as the solver's HeightField; None when
+    the terrain is not evaluated (disabled in viewports, excluded): the solver then takes the ground from
+    the footprints. One vertical ray per grid cell within MARGIN of a footprint, from HEADROOM above the
+    footprints there; cells sampled once are kept until the terrain changes (forget). Cells no ray hits
+    (past the mesh's edge), and cells away from every footprint, stand at the lowest footprint's height."""
     low = np.floor(positions[:, :2].min(axis=0) - MARGIN)
     high = np.ceil(positions[:, :2].max(axis=0) + MARGIN)
     area = float(np.prod(high - low))

@@ -27,7 +27,7 @@ assert [item[0] for item in GAIT_ITEMS] == list(GAITS)
 
 
 def _tag(self, _context):
-    """Timing edits reach depsgraph handlers (the live update) like moves do."""
+    """Timing and track-setting edits reach depsgraph handlers (the live update, the overlay) like moves do."""
     self.id_data.update_tag()
 
 
@@ -81,13 +81,13 @@ def _is_track(_self, coll):
 
 class TrackProperties(bpy.types.PropertyGroup):
     is_track: BoolProperty(name="Is Footprint Track", default=False, options={"HIDDEN"})
-    character: EnumProperty(name="Character", items=PRESET_ITEMS, default="human",
+    character: EnumProperty(name="Character", items=PRESET_ITEMS, default="human", update=_tag,
                             description="Character preset: leg lengths, hip width, foot size")
     character_json: StringProperty(
-        name="Character Parameters", options={"HIDDEN"},
+        name="Character Parameters", options={"HIDDEN"}, update=_tag,
         description="Explicit character parameters from an imported track (JSON), kept for export",
     )
-    terrain: PointerProperty(name="Terrain", type=bpy.types.Object, poll=_is_mesh,
+    terrain: PointerProperty(name="Terrain", type=bpy.types.Object, poll=_is_mesh, update=_tag,
                              description="Mesh the footprints rest on")
     gait: EnumProperty(name="Gait", items=GAIT_ITEMS, default="walk")
     rig: PointerProperty(name="Rig", type=bpy.types.Object, poll=_is_armature,

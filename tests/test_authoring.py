@@ -320,7 +320,8 @@ def test_overlay_geometry_for_a_track_and_no_drawing_headless(addon, clean):
 def test_the_overlay_is_laid_out_again_only_when_its_track_changes(addon, clean):
     """The overlay redraws every frame from a revision the depsgraph handler bumps (reading every
     footprint's signature cost 13 ms per redraw at 1000 footprints): the same layout while nothing
-    changes, a new one after a move, a tilt, a retime, a footprint deleted, or a new solve."""
+    changes, a new one after a move, a tilt, a retime, a footprint deleted, another character (the outlines'
+    size), or a new solve."""
     fig1 = os.path.join(ROOT_DIR, "tests", "data", "fig1.json")
     assert bpy.ops.footprint.import_json(filepath=fig1) == {"FINISHED"}
     coll = bpy.context.scene.footprint.active_track
@@ -336,6 +337,7 @@ def test_the_overlay_is_laid_out_again_only_when_its_track_changes(addon, clean)
                ("tilt", lambda: setattr(objs[1].rotation_euler, "x", 0.2)),
                ("retime", lambda: setattr(objs[2].footprint, "liftoff", objs[2].footprint.liftoff + 0.05)),
                ("delete", lambda: bpy.data.objects.remove(objs[11])),
+               ("character", lambda: setattr(coll.footprint_track, "character", "bird")),
                ("solve", lambda: solved.record(coll, None, False))]
     for name, change in changes:
         revision = solved.revision(coll)

@@ -763,8 +763,8 @@ def test_feet_move_on_smoothly_at_lift_off_and_stay_within_reach_to_the_end():
 
 
 def test_times_in_any_order_give_the_same_motion():
-    """A swing starts from the pose its stance was last sampled in: times given out of order are sampled
-    in time order, so each time gets the same pose as in order."""
+    """Times given out of order get the poses they have in order (a swing starts from its lift-off instant's
+    pose, not from whichever time was sampled before it)."""
     t = track("straight_walk")
     times = np.linspace(0.0, t.liftoff.max(), 157)
     shuffled = np.random.default_rng(2).permutation(len(times))

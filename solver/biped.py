@@ -154,23 +154,20 @@ POSE = ("com", "com_velocity", "com_acceleration", "yaw", "pitch", "roll", "hips
 def _pose(part, free, times, footprint_rotations):
     """COM, body orientation, hips and leg targets at the times (in any order)."""
     sched, ch, terrain = part.schedule, part.character, part.terrain
-    com, vel, acc = spline.evaluate(part.layout, free, times)
-    yaw, pitch, roll, hips = _body(sched, ch, times, com, acc)
-    # Each footprint's hip at its lift-off instant: a swing starts from the pose the foot left in then, as
-    # the stance ends (where a flight starts there, the body's banking sees the stance's acceleration).
+    # The times asked, then each footprint's lift-off instant: a swing starts from the pose the foot left in
+    # then, as the stance ends (where a flight starts there, the body's banking sees the stance's
+    # acceleration). One evaluation of the COM and the body for both.
     lift = np.maximum(np.nextafter(np.minimum(sched.track.liftoff, sched.end), -np.inf), sched.start)
-    com_l, _vel_l, acc_l = spline.evaluate(part.layout, free, lift)
-    liftoff_hips = _body(sched, ch, lift, com_l, acc_l)[3][np.arange(len(lift)), sched.leg_of_footprint]
-    targets = legs_module.leg_targets(sched, ch, times, hips, liftoff_hips, terrain, footprint_rotations)
-    return (com, vel, acc, yaw, pitch, roll, hips, targets.position, targets.rotation, targets.toe_pivot,
-            targets.contact, targets.footprint)
-
-
-def _body(schedule, character, times, com, acc):
-    """The body's yaw, pitch and roll (N,) each at the times (vdP97 §2.6), and the hips (N, L, 3)."""
-    yaw, pitch, roll = orientation.body_angles(times, schedule.track, character, acc)
-    rot = orientation.rotation_matrices(yaw, pitch, roll)
-    return yaw, pitch, roll, com[:, None, :] + np.einsum("nij,lj->nli", rot, character.hip_offsets)
+    every = np.concatenate([times, lift])
+    com, vel, acc = spline.evaluate(part.layout, free, every)
+    yaw, pitch, roll = orientation.body_angles(every, sched.track, ch, acc)
+    hips = com[:, None, :] + np.einsum("nij,lj->nli", orientation.rotation_matrices(yaw, pitch, roll),
+                                       ch.hip_offsets)
+    n = len(times)
+    liftoff_hips = hips[n + np.arange(len(lift)), sched.leg_of_footprint]
+    targets = legs_module.leg_targets(sched, ch, times, hips[:n], liftoff_hips, terrain, footprint_rotations)
+    return (com[:n], vel[:n], acc[:n], yaw[:n], pitch[:n], roll[:n], hips[:n], targets.position,
+            targets.rotation, targets.toe_pivot, targets.contact, targets.footprint)
 
 
 def _reached(schedule, times, affected, moved):

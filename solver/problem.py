@@ -338,11 +338,11 @@ class Problem:
 
     def sample_states(self, free, rows=None):
         """COM positions and accelerations (S, 3) at the samples (or the given sample rows)."""
-        controls = self.controls(free)
         if rows is None:
+            controls = self.controls(free)
             y = (self.hermite.reshape(len(controls), -1, 4) @ controls).reshape(-1, 2, 3)
-        else:
-            y = self.hermite[rows] @ controls[self.sample_segment[rows]]
+        else:  # only the rows' segments (the greedy descent asks for a few)
+            y = self.hermite[rows] @ self.controls(free, self.sample_segment[rows])
         return y[:, 0], y[:, 1]
 
     # --- residuals ------------------------------------------------------------------------------

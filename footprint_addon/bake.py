@@ -182,9 +182,10 @@ def bake(context, coll, rig, progress=None):
     return strip, motion
 
 
-def remember(coll, rig, motion, previewed=False):
+def remember(coll, rig, motion, previewed=False, signature=None):
     """Keep the rig and the quality report on the track, for the panel; record the solve (the overlay
-    draws its motion, the live update starts from it; previewed: the preview now shows it)."""
+    draws its motion, the live update starts from it; previewed: the preview now shows it; signature: the
+    footprints', when the caller has it)."""
     coll.footprint_track.rig = rig
     coll.footprint_track.last_report = json.dumps(motion.report)
-    solved.record(coll, motion, previewed)
+    solved.record(coll, motion, previewed, signature)

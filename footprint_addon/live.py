@@ -1,8 +1,8 @@
-"""Live update (vdP97 is interactive): moving, rotating or retiming a footprint re-solves its track and
-refreshes the track's preview on its rig. The depsgraph handler only notes which tracks changed (for the
-overlay too); the re-solve runs once per burst of edits from a timer (never from the draw path), and the
-handler ignores every update that is not a footprint or a track, so the preview's own writes never
-trigger it again."""
+"""Live update (vdP97 is interactive): moving, rotating or retiming a footprint, changing the track's
+settings or its terrain re-solves the track and refreshes its preview on its rig. The depsgraph handler
+only notes which tracks changed (for the overlay too); the re-solve runs once per burst of edits from a
+timer (never from the draw path), and the handler ignores every update that is not a footprint, a track or
+a terrain solved on, so the preview's own writes never trigger it again."""
 
 import bpy
 from bpy.app.handlers import persistent
@@ -60,7 +60,7 @@ def flush(context):
             continue
         try:
             motion = preview.refresh(context, coll, coll.footprint_track.rig, solved.last_motion(coll),
-                                     solved.changed_span(solved.last_signature(coll), current))
+                                     solved.changed_span(solved.last_signature(coll), current), current)
         except (ValueError, RuntimeError) as exc:  # an invalid edit mid-drag: keep the last good preview
             errors[name] = str(exc)
             continue

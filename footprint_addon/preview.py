@@ -49,10 +49,11 @@ def _keys(binding, motion, rest, track_name):
     return keys, body_rot[0].T @ (body_pos[0] - motion.com[0])  # the same at every frame: a rest offset
 
 
-def refresh(context, track, rig, previous=None, changed=None):
+def refresh(context, track, rig, previous=None, changed=None, signature=None):
     """Re-solve (from the previous motion, when given; around the changed span of seconds, when given) and
     rewrite the existing preview's keys in place; falls back to a new preview when there is none or the
-    frames changed. Returns the motion."""
+    frames changed. signature: the footprints' (solved.signature), when the caller has it. Returns the
+    motion."""
     binding = bind(rig)
     frames, motion = bake.solve_for_rig(context, track, binding, previous, changed)
     keys, body_offset = _keys(binding, motion, bake.world_rest(binding), track.name)
@@ -71,8 +72,8 @@ def refresh(context, track, rig, previous=None, changed=None):
                 break
             animation.tag_rewritten(empties[name])
     if not done:
-        return _build(context, track, rig, binding, frames, motion, keys, body_offset)[1]
-    bake.remember(track, rig, motion, previewed=True)
+        return _build(context, track, rig, binding, frames, motion, keys, body_offset, signature)[1]
+    bake.remember(track, rig, motion, previewed=True, signature=signature)
     return motion
 
 
@@ -84,7 +85,7 @@ def add(context, track, rig):
     return _build(context, track, rig, binding, frames, motion, keys, body_offset)
 
 
-def _build(context, track, rig, binding, frames, motion, keys, body_offset):
+def _build(context, track, rig, binding, frames, motion, keys, body_offset, signature=None):
     remove(track, rig)
     coll = bpy.data.collections.new(preview_name(track))
     coll[OWNER_KEY] = track.name
@@ -105,7 +106,7 @@ def _build(context, track, rig, binding, frames, motion, keys, body_offset):
             constraint = pose_bone.constraints.new(kind)
             constraint.name = CONSTRAINT
             constraint.target = empty
-    bake.remember(track, rig, motion, previewed=True)
+    bake.remember(track, rig, motion, previewed=True, signature=signature)
     return coll, motion
 
 

@@ -50,7 +50,7 @@ def measure(context, binding, motion, frames, terrain=None):
     rest = binding.measurements
     report = {"frames": len(frames), "ball_skate": {}, "heel_skate": {}, "ball_off_footprint": {},
               "leg_extension": {}, "below_ground": {}, "unit": "metres"}
-    schedule = build_schedule(motion.track, motion.character)
+    schedule = None if terrain is not None else build_schedule(motion.track, motion.character)
     ground = ground_under_feet(motion, schedule, terrain, np.stack([balls, ankles]))
     for leg, foot in enumerate(feet):
         ball_skate = heel_skate = 0.0

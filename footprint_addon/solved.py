@@ -39,10 +39,10 @@ def changed_span(before, after):
     return min(m[3] for m in moved), max(m[4] for m in moved)
 
 
-def record(coll, motion, previewed):
-    """The track was just solved to motion from its footprints as they are now; previewed: its preview
-    shows that motion (a bake leaves an existing preview as it was)."""
-    current = signature(coll)
+def record(coll, motion, previewed, current=None):
+    """The track was just solved to motion from its footprints as they are now (current: their signature,
+    when the caller has it); previewed: its preview shows that motion (a bake leaves a preview as it was)."""
+    current = signature(coll) if current is None else current
     _signatures[coll.session_uid] = current
     _motions[coll.session_uid] = motion
     if previewed:

@@ -67,7 +67,8 @@ class _Field:
         self.grid = grid  # (low corner, high corner, spacing)
         self.heights = np.zeros(shape)
         self.sampled = np.zeros(shape, dtype=bool)
-        self.solver = None  # the HeightField made from them, while nothing new is sampled
+        self.positions = None  # the footprints it was last asked for...
+        self.solver = None  # ...and the HeightField made for them
 
 
 def height_field(context, terrain, positions, owner):
@@ -84,16 +85,19 @@ def height_field(context, terrain, positions, owner):
     spacing = max(SPACING, math.sqrt(corridor / MAX_SAMPLES), math.sqrt(area / MAX_CELLS))
     grid = (tuple(low), tuple(high), spacing)
     shape = (int(round((high[1] - low[1]) / spacing)) + 1, int(round((high[0] - low[0]) / spacing)) + 1)
+    depsgraph = context.evaluated_depsgraph_get()  # first: evaluating may report a change (forget)
     key = (terrain.session_uid, owner.session_uid)
     field = _fields.get(key)
     if field is None or field.grid != grid:
         field = _fields[key] = _Field(grid, shape)
+    if field.solver is not None and np.array_equal(positions, field.positions):
+        return field.solver  # the same footprints: a live update that only retimed, say
     tops = _tops(positions, low, spacing, shape, int(math.ceil(MARGIN / spacing)))
     ys, xs = np.nonzero(np.isfinite(tops) & ~field.sampled)
     ground = float(positions[:, 2].min())
     if len(ys):
         try:
-            probe = TerrainProbe(terrain, context.evaluated_depsgraph_get())
+            probe = TerrainProbe(terrain, depsgraph)
         except (ValueError, SystemError, RuntimeError):  # no evaluated mesh to cast on
             return None
         hit, points, _normals = probe.project(np.column_stack([low[0] + xs * spacing, low[1] + ys * spacing]),
@@ -101,9 +105,10 @@ def height_field(context, terrain, positions, owner):
         field.heights[ys, xs] = np.where(hit, points[:, 2], np.nan)
         field.sampled[ys, xs] = True
         field.solver = None
-    if field.solver is None:
+    if field.solver is None or ground != field.positions[:, 2].min():
         heights = np.where(field.sampled & np.isfinite(field.heights), field.heights, ground)
         field.solver = HeightField((float(low[0]), float(low[1])), spacing, heights)
+    field.positions = positions.copy()
     return field.solver
 
 
@@ -128,7 +133,7 @@ def forget(terrain=None):
     if terrain is None:
         _fields.clear()
         _revisions.clear()
-    elif solved_on(terrain):
+    else:
         for key in [k for k in _fields if k[0] == terrain.session_uid]:
             del _fields[key]
         _revisions[terrain.session_uid] = _revisions.get(terrain.session_uid, 0) + 1

@@ -24,15 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import orientation, physics
+from . import assembly, orientation, physics
 from .schedule import SAMPLES_PER_SEGMENT, build_schedule
 from .schedule import clear_cache as clear_schedule_cache
 from .spline import GRAVITY_VECTOR, hermite_basis, layout
 
 ENDS_WEIGHT = 0.3  # s: the steady-ends term's weight, a velocity change's squared m/s to energy
 TOE_RAMP = 0.5  # the point of support blends from mid-foot to the toe over this fraction of half a foot
-_LEFT_COLUMNS = np.r_[0:6, 12]  # a segment's normal-equation rows for its left state: J^T J block, J^T r
-_RIGHT_COLUMNS = np.r_[6:12, 12]
 
 
 def _unit_interval(x):
@@ -48,23 +46,6 @@ class Weights:
     clearance: float = 1e5
     ends: float = ENDS_WEIGHT
     barrier_margin: float = 0.015  # metres below l_max where the barrier starts
-
-
-@dataclass(frozen=True)
-class Assembly:
-    """The part of the problem one linearisation covers: segments and their samples (slices), and the
-    free states it solves for, with where each segment's normal-equation halves go among them."""
-
-    segments: slice
-    samples: slice
-    n_free: int
-    order: np.ndarray  # segment halves (left halves, then right halves) sorted by the state they add to
-    starts: np.ndarray  # where each state's run starts in that order
-    upper_segments: np.ndarray  # segments coupling two of the states: their off-diagonal blocks
-    upper_index: np.ndarray  # ...and the block row each goes to
-    segment_track: np.ndarray  # the track of each segment
-    mapped: np.ndarray  # its segments whose Hermite controls are not their free states as such (flights)
-    ends: "SteadyEnds"  # the steady-ends term's pairs that touch its free states
 
 
 @dataclass
@@ -222,7 +203,7 @@ class Problem:
         self.coupled = self.right != self.left  # segments linking two free states (not a flight)
         timing = (tuple(part.schedule.key for part in self.parts), per_segment)
         self.standing = physics.standing_faces(self.active)
-        (self.segment_map, self.segment_offset, self.mapped, self.hermite,
+        (self.segment_map, self.segment_offset, self.hermite,
          self.sample_weights, self.pair_weights, self.control_scale,
          self.pair_scale) = _by_timing("controls", timing, self._control_maps)
         self.terrain_groups = self._terrain_groups()
@@ -252,9 +233,9 @@ class Problem:
         """The linear maps from free states to samples, which depend on timing alone.
 
         Per segment, its Hermite controls [P0, V0, P1, V1] = segment_map @ [left free state; right free
-        state] + segment_offset; `mapped` lists the segments where that map is not the identity (next to
-        a flight). Per sample, [p; a] = hermite (2, 4) @ controls (4, 3), the Hermite coefficients cp and
-        ca, in segment order, so a segment's samples are consecutive rows.
+        state] + segment_offset (not the identity next to a flight). Per sample, [p; a] = hermite (2, 4) @
+        controls (4, 3), the Hermite coefficients cp and ca, in segment order, so a segment's samples are
+        consecutive rows.
 
         Every segment has its samples at the same fractions of its duration h, so its coefficients are
         fixed weights (sample_weights (2, per, 4), those of h = 1) times a scale per control
@@ -271,7 +252,6 @@ class Problem:
         g_both[flight, 6:, :6] = self.g_right[flight]
         g_both[flight, 6:, 6:] = 0.0
         offset = np.concatenate([self.o_left, self.o_right], axis=1)
-        mapped = np.flatnonzero(np.any(g_both != np.eye(12), axis=(1, 2)))
         hermite = np.stack([self.cp, self.ca], axis=1)  # (S, 2, 4)
         cp, _cv, ca = hermite_basis(np.arange(per) / (per - 1), 1.0)
         weights = np.stack([cp, ca])  # (2, per, 4)
@@ -280,7 +260,7 @@ class Problem:
         scale = np.stack([np.hstack([one, h, one, h]), np.hstack([h ** -2, 1.0 / h, h ** -2, 1.0 / h])])
         pair_weights = (weights[:, None, :, :, None] * weights[None, :, :, None, :]).reshape(2, 2, per, 16)
         pair_scale = scale[:, None, :, :, None] * scale[None, :, :, None, :]
-        return g_both, offset, mapped, hermite, weights, pair_weights, scale, pair_scale
+        return g_both, offset, hermite, weights, pair_weights, scale, pair_scale
 
     def sample_basis(self):
         """The dense map per sample: [p; a] (6) = basis (6, 12) @ [free state pair[0]; free state pair[1]] +
@@ -291,21 +271,8 @@ class Problem:
         return hermite @ self.segment_map[seg], np.einsum("sij,sj->si", hermite, self.segment_offset[seg]), pair
 
     def assembly_for(self, first, stop):
-        """How to linearise for the free states [first, stop) with the others held: over the segments
-        that touch them, each segment's normal-equation halves sorted onto those states."""
-        touching = np.flatnonzero(((self.left >= first) & (self.left < stop)) | ((self.right >= first) & (self.right < stop)))
-        segments = slice(int(touching[0]), int(touching[-1]) + 1)  # contiguous: free states follow time
-        per = self.samples_per_segment
-        samples = slice(segments.start * per, segments.stop * per)
-        left, right = self.left[segments] - first, self.right[segments] - first
-        keys = np.concatenate([left, right])
-        inside = np.flatnonzero((keys >= 0) & (keys < stop - first))
-        order = inside[np.argsort(keys[inside], kind="stable")]
-        starts = np.searchsorted(keys[order], np.arange(stop - first))
-        upper_segments = np.flatnonzero(self.coupled[segments] & (left >= 0) & (right < stop - first))
-        mapped = self.mapped[(self.mapped >= segments.start) & (self.mapped < segments.stop)] - segments.start
-        return Assembly(segments, samples, stop - first, order, starts, upper_segments, left[upper_segments],
-                        self.sample_track[samples][::per], mapped, SteadyEnds.of(self, first, stop))
+        """How to linearise for the free states [first, stop) with the others held (assembly.py)."""
+        return assembly.build(self, first, stop)
 
     def _terrain_groups(self):
         """Sample rows per distinct terrain object: a handful of groups, each queried in one call."""
@@ -481,25 +448,9 @@ class Problem:
         jtj = (jtj * self.pair_scale[:, :, None, None, seg]).sum(axis=(0, 1))  # (x, y, segment, k, l)
         jtr = (gradient.reshape(2, 3 * n_seg, per) @ self.sample_weights).reshape(2, 3, n_seg, 4)
         jtr = (jtr * self.control_scale[:, None, seg]).sum(axis=0)  # (x, segment, k)
-        product = np.empty((n_seg, 13, 13))  # J^T J, J^T r, r^T r in the controls [P0, V0, P1, V1] and 1
-        product[:, :12, :12] = jtj.transpose(2, 3, 0, 4, 1).reshape(n_seg, 12, 12)
-        product[:, :12, 12] = product[:, 12, :12] = jtr.transpose(1, 2, 0).reshape(n_seg, 12)
-        product[:, 12, 12] = (r * r).sum(axis=0).reshape(n_seg, per).sum(axis=1)
-        if len(a.mapped):  # controls = G @ free states there: G^T [J r]^T [J r] G
-            lift = np.zeros((len(a.mapped), 13, 13))
-            lift[:, :12, :12] = self.segment_map[a.segments][a.mapped]
-            lift[:, 12, 12] = 1.0
-            product[a.mapped] = np.swapaxes(lift, 1, 2) @ product[a.mapped] @ lift
-        # Each segment adds its [left | right] halves to its two free states, in the assembly's order.
-        halves = np.concatenate([product[:, :6][:, :, _LEFT_COLUMNS], product[:, 6:12][:, :, _RIGHT_COLUMNS]])
-        summed = np.add.reduceat(halves[a.order], a.starts, axis=0)  # (n_free, 6, 7)
-        upper = np.zeros((max(a.n_free - 1, 0), 6, 6))
-        upper[a.upper_index] = product[a.upper_segments, :6, 6:12]
-        energies = np.bincount(a.segment_track, product[:, 12, 12], self.n_tracks)
-        diag, grad = summed[..., :6], summed[..., 6]
-        if len(a.ends.pairs):
-            energies += a.ends.add(self, free, diag, upper, grad)
-        return energies, diag, upper, grad
+        r_end = self.end_residuals(free, a.end_pairs)
+        return a.assemble(np.concatenate([jtj.ravel(), jtr.ravel(), (r * r).ravel(), r_end.ravel(),
+                                          (r_end * r_end).ravel()]))
 
     def end_residuals(self, free, pairs=slice(None)):
         """The steady-ends residuals (E, 3) of the end pairs: sqrt(k_e) (V_hi + offset - V_lo)."""
@@ -513,49 +464,6 @@ class Problem:
         for column, sign in enumerate((-1.0, 1.0)):
             jac[rows, :, self.end_pairs[:, column], 3:] += sign * np.sqrt(self.weights.ends) * np.eye(3)
         return jac.reshape(3 * len(rows), 6 * self.n_free)
-
-
-@dataclass(frozen=True)
-class SteadyEnds:
-    """The steady-ends term's share of an assembly's normal equations. With r = sqrt(k) (V_hi - V_lo) per
-    pair, J^T J is k I on the velocity block of each state in a pair (twice for a state in two) and -k I
-    between a pair's two states, whatever the solution; J^T r is -+ sqrt(k) r on the velocities."""
-
-    pairs: np.ndarray  # the problem's end pairs touching the assembly's free states
-    rows: np.ndarray  # the assembly's states among them...
-    signs: np.ndarray  # ...(n, 1): -sqrt(k) for a pair's first state, +sqrt(k) for its second...
-    pair_of: np.ndarray  # ...and the pair each belongs to
-    distinct: bool  # no state in two pairs: a plain indexed add does
-    diagonal: np.ndarray  # (d, 3, 3) summed J^T J blocks of the states in rows, for diagonal_rows
-    diagonal_rows: np.ndarray
-    upper_rows: np.ndarray  # block rows (i, i + 1) of the pairs with both states in the assembly
-    coupling: np.ndarray  # (3, 3): k I, subtracted there
-
-    @classmethod
-    def of(cls, problem, first, stop):
-        pairs = np.flatnonzero(((problem.end_pairs >= first) & (problem.end_pairs < stop)).any(axis=1))
-        lo, hi = (problem.end_pairs[pairs] - first).T
-        rows = np.concatenate([lo, hi])
-        inside = (rows >= 0) & (rows < stop - first)
-        rows, pair_of = rows[inside], np.tile(np.arange(len(pairs)), 2)[inside]
-        signs = np.sqrt(problem.weights.ends) * np.repeat([-1.0, 1.0], len(pairs))[inside, None]
-        diagonal_rows, counts = np.unique(rows, return_counts=True)
-        diagonal = counts[:, None, None] * problem.weights.ends * np.eye(3)
-        upper_rows = lo[(lo >= 0) & (hi < stop - first)]
-        return cls(pairs, rows, signs, pair_of, len(diagonal_rows) == len(rows), diagonal, diagonal_rows,
-                   upper_rows, problem.weights.ends * np.eye(3))
-
-    def add(self, problem, free, diag, upper, grad):
-        """Add the term to the normal equations (in place); return its energy per track."""
-        r = problem.end_residuals(free, self.pairs)
-        diag[self.diagonal_rows, 3:, 3:] += self.diagonal
-        upper[self.upper_rows, 3:, 3:] -= self.coupling
-        step = self.signs * r[self.pair_of]
-        if self.distinct:
-            grad[self.rows, 3:] += step
-        else:
-            np.add.at(grad, (self.rows, slice(3, 6)), step)
-        return np.bincount(problem.end_track[self.pairs], (r * r).sum(axis=1), problem.n_tracks)
 
 
 class Window:

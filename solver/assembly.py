@@ -1,0 +1,135 @@
+"""Where a linearisation's products go in the block-tridiagonal normal equations.
+
+A linearisation (Problem.linearize) makes, per segment, J^T J (3, 3, n_seg, 4, 4) and J^T r (3, n_seg, 4) in
+the segment's Hermite controls [P0, V0, P1, V1], per sample and residual row r^2, and per steady-ends pair its
+residual r_e and r_e^2. An Assembly maps each of those values, in that order, to the flat output
+[diagonal blocks (n, 6, 6) | upper blocks (n - 1, 6, 6) | gradient (n, 6) | energy per track] with a
+coefficient: one gather, one product and one bincount assemble the normal equations, whatever the layout
+(flights, where a segment's controls are a fixed map G of one free state: G^T (J^T J) G, windows, whose
+held states drop out, batches of tracks).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+STATE = 6  # a free state: knot position and tangent
+
+
+@dataclass(frozen=True)
+class Assembly:
+    """The part of the problem one linearisation covers: segments and their samples (slices), the free
+    states [first, first + n_free) it solves for (the others held), and its scatter map."""
+
+    segments: slice
+    samples: slice
+    first: int
+    n_free: int
+    n_tracks: int
+    end_pairs: np.ndarray  # the problem's steady-ends pairs touching its states
+    source: np.ndarray  # per output term: the value it takes...
+    target: np.ndarray  # ...the flat output entry it adds to...
+    coefficient: np.ndarray  # ...times this
+    constant: np.ndarray  # the output's part that does not depend on the solution (steady ends' J^T J)
+
+    def assemble(self, values):
+        """values (the linearisation's products, concatenated in the module's order) -> energies per
+        track, diagonal blocks, upper blocks, gradient."""
+        out = np.bincount(self.target, values[self.source] * self.coefficient, len(self.constant))
+        out += self.constant
+        n, block = self.n_free, STATE * STATE
+        upper_start = n * block
+        grad_start = upper_start + max(n - 1, 0) * block
+        energy_start = grad_start + n * STATE
+        return (out[energy_start:], out[:upper_start].reshape(n, STATE, STATE),
+                out[upper_start:grad_start].reshape(-1, STATE, STATE),
+                out[grad_start:energy_start].reshape(n, STATE))
+
+
+def _expand(rows, row_start):
+    """For entries in CSR rows (row_start (rows + 1,)): each entry repeated once per nonzero of its row,
+    with that nonzero's index."""
+    counts = row_start[rows + 1] - row_start[rows]
+    entry = np.repeat(np.arange(len(rows)), counts)
+    within = np.arange(len(entry)) - np.repeat(np.cumsum(counts) - counts, counts)
+    return entry, row_start[rows][entry] + within
+
+
+def build(problem, first, stop):
+    """The Assembly for the free states [first, stop) of a Problem, over the segments that touch them."""
+    left_all, right_all = problem.left, problem.right
+    touching = np.flatnonzero(((left_all >= first) & (left_all < stop)) | ((right_all >= first) & (right_all < stop)))
+    segments = slice(int(touching[0]), int(touching[-1]) + 1)  # contiguous: free states follow time
+    per = problem.samples_per_segment
+    samples = slice(segments.start * per, segments.stop * per)
+    n, n_seg, n_tracks = stop - first, segments.stop - segments.start, problem.n_tracks
+    upper_start = n * STATE * STATE
+    grad_start = upper_start + max(n - 1, 0) * STATE * STATE
+    energy_start = grad_start + n * STATE
+
+    # The nonzeros of each segment's map G from its two free states [left; right] to its controls, as CSR
+    # rows (segment, control component); a held state's columns drop out.
+    left, right = left_all[segments] - first, right_all[segments] - first
+    seg, control, column = np.nonzero(problem.segment_map[segments])
+    g = problem.segment_map[segments][seg, control, column]
+    state = np.where(column < STATE, left[seg], right[seg])
+    inside = (state >= 0) & (state < n)
+    seg, control, g, state, component = seg[inside], control[inside], g[inside], state[inside], column[inside] % STATE
+    row_start = np.concatenate([[0], np.cumsum(np.bincount(seg * 12 + control, minlength=n_seg * 12))])
+
+    sources, targets, coefficients = [], [], []
+    # J^T J (3, 3, n_seg, 4, 4): entry (i, j, s, k, l) couples controls 3k + i and 3l + j of segment s; in
+    # the free states, G^T (J^T J) G: every pair of nonzeros of their two rows. Upper triangle of blocks only.
+    i, j, s, k, l = np.indices((3, 3, n_seg, 4, 4)).reshape(5, -1)
+    e1, nz1 = _expand(s * 12 + 3 * k + i, row_start)
+    e2, nz2 = _expand(s[e1] * 12 + 3 * l[e1] + j[e1], row_start)
+    entry, nz1 = e1[e2], nz1[e2]
+    s1, s2 = state[nz1], state[nz2]
+    keep = s1 <= s2  # the lower blocks are the upper ones transposed
+    entry, nz1, nz2, s1 = entry[keep], nz1[keep], nz2[keep], s1[keep]
+    flat = (s1 * STATE + component[nz1]) * STATE + component[nz2]
+    sources.append(entry)
+    targets.append(np.where(state[nz2] == s1, flat, upper_start + flat))
+    coefficients.append(g[nz1] * g[nz2])
+    offset = 9 * n_seg * 16
+    # J^T r (3, n_seg, 4): entry (i, s, k) is control 3k + i's; in the free states G^T (J^T r).
+    i, s, k = np.indices((3, n_seg, 4)).reshape(3, -1)
+    entry, nz = _expand(s * 12 + 3 * k + i, row_start)
+    sources.append(offset + entry)
+    targets.append(grad_start + state[nz] * STATE + component[nz])
+    coefficients.append(g[nz])
+    offset += 3 * n_seg * 4
+    # r^2 (R, samples): onto each sample's track's energy.
+    rows = problem.root_weight.shape[0]
+    n_samples = samples.stop - samples.start
+    sources.append(offset + np.arange(rows * n_samples))
+    targets.append(energy_start + np.tile(problem.sample_track[samples], rows))
+    coefficients.append(np.ones(rows * n_samples))
+    offset += rows * n_samples
+
+    # Steady ends, r_e = sqrt(k_e) (V_hi + offset - V_lo) (E, 3): J^T r is -+ sqrt(k_e) r_e on the two
+    # velocities, J^T J a constant: k_e I on each state's velocity block, -k_e I between the two.
+    ends = problem.weights.ends
+    pairs = np.flatnonzero(((problem.end_pairs >= first) & (problem.end_pairs < stop)).any(axis=1))
+    constant = np.zeros(energy_start + n_tracks)
+    eye = np.arange(3) + 3
+    for side, sign in enumerate((-1.0, 1.0)):
+        pair_state = problem.end_pairs[pairs, side] - first
+        ok = (pair_state >= 0) & (pair_state < n)
+        e, c = np.nonzero(np.broadcast_to(ok[:, None], (len(pairs), 3)))
+        sources.append(offset + 3 * e + c)
+        targets.append(grad_start + pair_state[e] * STATE + 3 + c)
+        coefficients.append(np.full(len(e), sign * np.sqrt(ends)))
+        np.add.at(constant, (pair_state[ok, None] * STATE + eye) * STATE + eye, ends)
+    lo, hi = (problem.end_pairs[pairs] - first).T
+    both = (lo >= 0) & (hi < n)
+    np.add.at(constant, upper_start + (lo[both, None] * STATE + eye) * STATE + eye, -ends)
+    offset += 3 * len(pairs)
+    sources.append(offset + np.arange(3 * len(pairs)))
+    targets.append(energy_start + np.repeat(problem.end_track[pairs], 3))
+    coefficients.append(np.ones(3 * len(pairs)))
+
+    return Assembly(segments, samples, first, n, n_tracks, pairs, np.concatenate(sources),
+                    np.concatenate(targets), np.concatenate(coefficients), constant)

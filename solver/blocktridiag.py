@@ -6,29 +6,48 @@ O(log n) numpy calls: the Python overhead no longer grows with the length of the
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 
 DENSE_LIMIT = 16  # below this many blocks one dense solve beats the reduction's numpy call count
 
 
-def solve(diag, upper, rhs):
-    """Solve the system with diagonal blocks diag (n, b, b), upper blocks upper (n-1, b, b) (block
-    (i, i+1); the lower blocks are their transposes) and right-hand side rhs (n, b)."""
+def solve(diag, upper, rhs, shift=None):
+    """Solve the system with diagonal blocks diag (n, b, b) plus a diagonal shift (n, b) if given, upper
+    blocks upper (n-1, b, b) (block (i, i+1); the lower blocks are their transposes) and right-hand side
+    rhs (n, b)."""
     n, b = diag.shape[:2]
     if n <= DENSE_LIMIT:
-        dense = np.zeros((n, b, n, b))
-        idx = np.arange(n)
-        dense[idx, :, idx, :] = diag
-        dense[idx[:-1], :, idx[1:], :] = upper
-        dense[idx[1:], :, idx[:-1], :] = np.swapaxes(upper, 1, 2)
+        diagonal, blocks = _dense_layout(n, b)
+        dense = np.zeros((n * b) ** 2)
+        dense[blocks] = np.concatenate([diag.ravel(), upper.ravel(), upper.ravel()])
+        if shift is not None:
+            dense[diagonal] += shift.ravel()
         return np.linalg.solve(dense.reshape(n * b, n * b), rhs.reshape(-1)).reshape(n, b)
+    d = diag.copy()
+    if shift is not None:
+        d.reshape(n, b * b)[:, :: b + 1] += shift
     lower = np.zeros_like(diag)
     up = np.zeros_like(diag)
     if n > 1:
         up[:-1] = upper
         lower[1:] = np.swapaxes(upper, 1, 2)
-    return _reduce(diag, lower, up, rhs)
+    return _reduce(d, lower, up, rhs)
+
+
+@lru_cache(maxsize=None)
+def _dense_layout(n, b):
+    """Flat indices into the dense (n b, n b) matrix: of its diagonal, and of the entries of the diagonal
+    blocks, the upper blocks and the lower blocks (the upper ones transposed), in that order."""
+    block, row, column = np.indices((n, b, b)).reshape(3, -1)
+    size = n * b
+    on_diagonal = (block * b + row) * size + block * b + column
+    up = block[: (n - 1) * b * b]
+    upper = (up * b + row[: len(up)]) * size + (up + 1) * b + column[: len(up)]
+    lower = ((up + 1) * b + column[: len(up)]) * size + up * b + row[: len(up)]
+    return np.arange(size) * (size + 1), np.concatenate([on_diagonal, upper, lower])
 
 
 def _reduce(d, lo, up, r):

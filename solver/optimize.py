@@ -50,23 +50,20 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
     n_tracks = problem.n_tracks
     track = problem.free_track
     energies, diag, upper, grad = problem.linearize(free)
+    energies = np.maximum(energies, 1e-30)  # relative gains below
     damping = np.full(n_tracks, damping0)
     growth = np.full(n_tracks, 2.0)
     done = np.zeros(n_tracks, dtype=bool)
     evaluations = 1
     iteration = 0
-    rows = np.arange(6)
     for iteration in range(1, max_iterations + 1):
         # Marquardt: damp each variable by its own curvature.
-        scale = diag[:, rows, rows] + 1e-9
-        shift = damping[track][:, None] * scale
-        damped = diag.copy()
-        damped[:, rows, rows] += shift
-        step = blocktridiag.solve(damped, upper, -grad)
+        shift = damping[track][:, None] * (np.diagonal(diag, axis1=1, axis2=2) + 1e-9)
+        step = blocktridiag.solve(diag, upper, -grad, shift)
         # The Gauss-Newton model's decrease: with (A + D) s = -g, -(2 g.s + s.A s) = -g.s + s.D s.
-        predicted = np.bincount(track, (shift * step * step).sum(axis=1) - (grad * step).sum(axis=1), n_tracks)
+        predicted = np.bincount(track, (step * (shift * step - grad)).sum(axis=1), n_tracks)
         # A step the model says gains under the tolerance is not worth evaluating: converged.
-        done |= predicted <= tolerance * np.maximum(energies, 1e-30)
+        done |= predicted <= tolerance * energies
         if done.all():
             break
         if done.any():
@@ -75,21 +72,21 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
         new_energies, new_diag, new_upper, new_grad = problem.linearize(trial)
         evaluations += 1
         better = (new_energies < energies) & ~done
-        gain = np.where(better, (energies - new_energies) / np.maximum(predicted, 1e-300), 0.0)
         keep = better[track]
         free = _select(keep, trial, free)
         diag = _select(keep, new_diag, diag)
         grad = _select(keep, new_grad, grad)
         if len(upper):
             upper = _select(keep[:-1] & keep[1:], new_upper, upper)
-        rejected = ~better & ~done  # a finished track's damping stays (it would grow without bound)
-        damping = np.where(better, damping * np.maximum(1.0 / 3.0, 1.0 - (2.0 * gain - 1.0) ** 3),
-                           np.where(rejected, damping * growth, damping))
-        growth = np.where(better, 2.0, np.where(rejected, growth * 2.0, growth))
-        small_gain = better & (energies - new_energies <= tolerance * np.maximum(new_energies, 1e-30))
-        stuck = ~better & (damping > 1e12)
+        gained = energies - new_energies
+        # Nielsen: on a gain, damping times max(1/3, 1 - (2 rho - 1)^3), rho the gain against the model's;
+        # on a loss, times 2, 4, 8... A finished track's damping stays (it would grow without bound).
+        rho = np.where(better, gained / np.maximum(predicted, 1e-300), 0.0)
+        damping = np.where(better, damping * np.maximum(1.0 / 3.0, 1.0 - (2.0 * rho - 1.0) ** 3),
+                           np.where(done, damping, damping * growth))
+        growth = np.where(better, 2.0, np.where(done, growth, growth * 2.0))
+        done |= np.where(better, gained <= tolerance * new_energies, damping > 1e12)
         energies = np.where(better, new_energies, energies)
-        done |= small_gain | stuck
         if done.all():
             break
     return OptimizeResult(free, energies, iteration, evaluations, bool(done.all()))

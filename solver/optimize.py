@@ -61,7 +61,7 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
         shift = damping[track][:, None] * (np.diagonal(diag, axis1=1, axis2=2) + 1e-9)
         step = blocktridiag.solve(diag, upper, -grad, shift)
         # The Gauss-Newton model's decrease: with (A + D) s = -g, -(2 g.s + s.A s) = -g.s + s.D s.
-        predicted = np.bincount(track, (step * (shift * step - grad)).sum(axis=1), n_tracks)
+        predicted = np.bincount(track, np.add.reduce(step * (shift * step - grad), 1), n_tracks)
         # A step the model says gains under the tolerance is not worth evaluating: converged.
         done |= predicted <= tolerance * energies
         if done.all():

@@ -62,7 +62,7 @@ def _inverse_grams(directions):
     inverse[c, i, i] = 1.0  # unit K_i
     c, i, j = faces.pair
     if len(c):
-        cos = (directions[:, i] * directions[:, j]).sum(axis=0)
+        cos = np.add.reduce(directions[:, i] * directions[:, j], 0)
         det = np.maximum(1.0 - cos * cos, _RIDGE)
         inverse[c, i, i] = inverse[c, j, j] = 1.0 / det
         inverse[c, i, j] = inverse[c, j, i] = -cos / det
@@ -89,22 +89,22 @@ def project(required, directions, standing, jacobian=False):
     then d r / d F = M and, for a leg direction D_l = |D_l| K_l before normalising,
     d r / d D_l = -(lam_l M + b_l r^T) / |D_l| (the derivative of an orthogonal projector).
     """
-    along = (directions * required[:, None]).sum(axis=0)  # (L, S): F . K_i
+    along = np.add.reduce(directions * required[:, None], 0)  # (L, S): F . K_i
     inverse = _inverse_grams(directions)
-    lam_all = (inverse * along).sum(axis=2)  # (C, L, S)
+    lam_all = np.add.reduce(inverse * along, 2)  # (C, L, S)
     # A face is usable where all its legs stand and push (no coefficient below 0).
-    usable = standing & (lam_all >= 0.0).all(axis=1)
+    usable = standing & np.logical_and.reduce(lam_all >= 0.0, 1)
     # Of those, the one leaving the least of F. Measured on the residuals themselves: for a face whose
     # legs are (nearly) coplanar the ridge-regularised coefficients make F.P F unreliable.
-    residuals = required[:, None] - (lam_all * directions[:, None]).sum(axis=2)  # (3, C, S)
-    left = np.where(usable, (residuals * residuals).sum(axis=0), np.inf)
-    choice = np.argmin(left, axis=0)  # the first of equals: the empty face before any leg
+    residuals = required[:, None] - np.add.reduce(lam_all * directions[:, None], 2)  # (3, C, S)
+    left = np.where(usable, np.add.reduce(residuals * residuals, 0), np.inf)
+    choice = left.argmin(axis=0)  # the first of equals: the empty face before any leg
     residual = residuals[:, choice, np.arange(len(choice))]
     if not jacobian:
         return residual
     lam, chosen = _of_face(lam_all, choice), _of_face(inverse, choice)  # (L, S), (L, L, S)
-    b = (chosen * directions[:, None]).sum(axis=2)  # (3, L, S)
-    complement = np.eye(3)[..., None] - (b[:, None] * directions[None]).sum(axis=2)
+    b = np.add.reduce(chosen * directions[:, None], 2)  # (3, L, S)
+    complement = np.eye(3)[..., None] - np.add.reduce(b[:, None] * directions[None], 2)
     return residual, lam, b, complement
 
 

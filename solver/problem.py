@@ -357,17 +357,20 @@ class Problem:
         active, shift, fwd = self._rows("active", rows), self._rows("shift", rows), self._rows("fwd", rows)
         inv_ramp, root_weight = self._rows("inv_ramp", rows), self._rows("root_weight", rows)
         hip_from_mid = p[:, None] + self._rows("hip_minus_mid", rows)  # (3, L, S)
-        reach = np.sqrt((hip_from_mid * hip_from_mid).sum(axis=0))  # (L, S)
-        x_reach = _unit_interval((reach - self._rows("onset", rows)) * inv_ramp)
-        x_ahead = _unit_interval((hip_from_mid * fwd).sum(axis=0) * inv_ramp)
-        s_reach, s_ahead = x_reach * x_reach * (3.0 - 2.0 * x_reach), x_ahead * x_ahead * (3.0 - 2.0 * x_ahead)
-        leg = hip_from_mid - s_reach * s_ahead * shift  # hip - support
+        reach = np.sqrt(np.add.reduce(hip_from_mid * hip_from_mid, 0))  # (L, S)
+        # The blend's inputs (2, L, S), over the ramp's length, clipped to [0, 1]: how far the leg is into
+        # the last ramp of its reach, how far the hip is ahead of the foot; smoothstepped, their product
+        # is the support's weight on the toe.
+        x = _unit_interval(np.stack([reach - self._rows("onset", rows), np.add.reduce(hip_from_mid * fwd, 0)])
+                           * inv_ramp)
+        smooth = x * x * (3.0 - 2.0 * x)
+        leg = hip_from_mid - (smooth[0] * smooth[1]) * shift  # hip - support
         to_com = leg - self._rows("hip", rows)  # p - support
-        distance = np.maximum(np.sqrt((to_com * to_com).sum(axis=0)), 1e-9)
+        distance = np.maximum(np.sqrt(np.add.reduce(to_com * to_com, 0)), 1e-9)
         directions = to_com / distance
         physical = physics.project(a - GRAVITY_VECTOR[:, None], directions, self._rows("standing", rows), jacobian)
         phys = physical[0] if jacobian else physical
-        length = np.sqrt((leg * leg).sum(axis=0))
+        length = np.sqrt(np.add.reduce(leg * leg, 0))
         stretch = length - self._rows("limit", rows)
         over = active & (stretch > 0.0)
         ground, slope = self.ground_under(p, rows)
@@ -379,20 +382,20 @@ class Problem:
         if not jacobian:
             return r
         _phys, lam, b, complement = physical
-        # d support / d p = shift dw^T: the toe blend's weight s_reach s_ahead moves with the hip.
-        ds_reach, ds_ahead = 6.0 * x_reach * (1.0 - x_reach), 6.0 * x_ahead * (1.0 - x_ahead)
-        dw = ((ds_reach * s_ahead * inv_ramp) / np.maximum(reach, 1e-9) * hip_from_mid
-              + (s_reach * ds_ahead * inv_ramp) * fwd)
+        # d support / d p = shift dw^T: the toe blend's weight moves with the hip. Per input, its
+        # smoothstep's slope times the other's value.
+        rate = 6.0 * x * (1.0 - x) * smooth[::-1] * inv_ramp
+        dw = rate[0] / np.maximum(reach, 1e-9) * hip_from_mid + rate[1] * fwd
         # d r / d p = sum_l d r / d D_l (I - shift_l dw_l^T), D_l = p - support_l, d r / d D_l from physics.py
         inv_d = 1.0 / distance
         lam_d = lam * inv_d
-        shift_m = (shift[:, None] * complement[:, :, None]).sum(axis=0)  # (3, L, S): shift_l^T M
-        v = -(lam_d * shift_m + ((phys[:, None] * shift).sum(axis=0) * inv_d) * b)
-        beta = (inv_d * b).sum(axis=1)
-        dphys_dp = (-lam_d.sum(axis=0) * complement - beta[:, None] * phys[None]
-                    - (v[:, None] * dw[None]).sum(axis=2))
+        shift_m = np.add.reduce(shift[:, None] * complement[:, :, None], 0)  # (3, L, S): shift_l^T M
+        v = -(lam_d * shift_m + (np.add.reduce(phys[:, None] * shift, 0) * inv_d) * b)
+        beta = np.add.reduce(inv_d * b, 1)
+        dphys_dp = (-np.add.reduce(lam_d, 0) * complement - beta[:, None] * phys[None]
+                    - np.add.reduce(v[:, None] * dw[None], 2))
         unit_leg = leg / np.maximum(length, 1e-9)
-        d_length = unit_leg - (unit_leg * shift).sum(axis=0) * dw  # (3, L, S)
+        d_length = unit_leg - np.add.reduce(unit_leg * shift, 0) * dw  # (3, L, S)
         ground_row = np.concatenate([slope, -np.ones((1, len(low)))]) * low
         dp = np.concatenate([dphys_dp, (d_length * active).swapaxes(0, 1), (d_length * over).swapaxes(0, 1),
                              ground_row[None]], axis=0)
@@ -435,19 +438,21 @@ class Problem:
         # Per sample, J^T J in its own [p, a] (blocks (u, v)) and J^T r: only the physics rows depend on a.
         n = r.shape[1]
         blocks = np.empty((2, 2, 3, 3, n))
-        blocks[0, 0] = (dp[:, :, None] * dp[:, None, :]).sum(axis=0)
-        blocks[0, 1] = (dp[:3, :, None] * da[:, None, :]).sum(axis=0)
+        np.add.reduce(dp[:, :, None] * dp[:, None, :], 0, out=blocks[0, 0])
+        np.add.reduce(dp[:3, :, None] * da[:, None, :], 0, out=blocks[0, 1])
         blocks[1, 0] = blocks[0, 1].swapaxes(0, 1)
-        blocks[1, 1] = (da[:, :, None] * da[:, None, :]).sum(axis=0)
-        gradient = np.stack([(dp * r[:, None]).sum(axis=0), (da * r[:3, None]).sum(axis=0)])  # (2, 3, S)
+        np.add.reduce(da[:, :, None] * da[:, None, :], 0, out=blocks[1, 1])
+        gradient = np.empty((2, 3, n))
+        np.add.reduce(dp * r[:, None], 0, out=gradient[0])
+        np.add.reduce(da * r[:3, None], 0, out=gradient[1])
         # Onto each segment's controls: control k moves sample i's p by cp_k and its a by ca_k, fixed weights
         # times the segment's scale, so each sum over a segment's samples is one product for all segments.
         per = self.samples_per_segment
         seg = a.segments
         jtj = (blocks.reshape(2, 2, 9 * n_seg, per) @ self.pair_weights).reshape(2, 2, 3, 3, n_seg, 4, 4)
-        jtj = (jtj * self.pair_scale[:, :, None, None, seg]).sum(axis=(0, 1))  # (x, y, segment, k, l)
+        jtj = np.add.reduce(jtj * self.pair_scale[:, :, None, None, seg], (0, 1))  # (x, y, segment, k, l)
         jtr = (gradient.reshape(2, 3 * n_seg, per) @ self.sample_weights).reshape(2, 3, n_seg, 4)
-        jtr = (jtr * self.control_scale[:, None, seg]).sum(axis=0)  # (x, segment, k)
+        jtr = np.add.reduce(jtr * self.control_scale[:, None, seg], 0)  # (x, segment, k)
         r_end = self.end_residuals(free, a.end_pairs)
         return a.assemble(np.concatenate([jtj.ravel(), jtr.ravel(), (r * r).ravel(), r_end.ravel(),
                                           (r_end * r_end).ravel()]))

@@ -56,9 +56,14 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
     done = np.zeros(n_tracks, dtype=bool)
     evaluations = 1
     iteration = 0
+    curvature = np.diagonal(diag, axis1=1, axis2=2) + 1e-9
     for iteration in range(1, max_iterations + 1):
-        # Marquardt: damp each variable by its own curvature.
-        shift = damping[track][:, None] * (np.diagonal(diag, axis1=1, axis2=2) + 1e-9)
+        # Damp each variable by the largest curvature it has shown so far (More's scaling, as MINPACK's
+        # lmder): scaled by the current curvature alone, a variable whose curvature drops as a barrier
+        # or a toe support switches off is left almost undamped, the next step overshoots into the
+        # barrier, is rejected, and the damping swings (a two-footed hop took 180 iterations, now 51).
+        curvature = np.maximum(curvature, np.diagonal(diag, axis1=1, axis2=2))
+        shift = damping[track][:, None] * curvature
         step = blocktridiag.solve(diag, upper, -grad, shift)
         # The Gauss-Newton model's decrease: with (A + D) s = -g, -(2 g.s + s.A s) = -g.s + s.D s.
         predicted = np.bincount(track, np.add.reduce(step * (shift * step - grad), 1), n_tracks)

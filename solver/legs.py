@@ -138,8 +138,9 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     swing_of = np.minimum(k, len(anchors_pos) - 2)
     swings = np.unique(swing_of[~standing])
     bumps = np.zeros(max(len(anchors_pos) - 1, 1))
+    stepping = (footprint_of[swings] >= 0) & (footprint_of[swings + 1] >= 0)  # not to or from a rest place
     bumps[swings] = _swing_bump(anchors_pos[swings], anchors_pos[swings + 1], anchors_rot[swings, :, 1],
-                                anchors_rot[swings + 1, :, 1], character, terrain)
+                                anchors_rot[swings + 1, :, 1], character, terrain, stepping)
     bump = bumps[swing_of]
     swing_pos = line
     swing_pos[:, 2] += bump * 4.0 * u * (1.0 - u)
@@ -214,11 +215,13 @@ def _carried(hips, times, schedule, character):
     return hips + offset[:, None], np.repeat(frame[:, None], hips.shape[1], axis=1)
 
 
-def _swing_bump(p0, p1, f0, f1, character, terrain):
+def _swing_bump(p0, p1, f0, f1, character, terrain, stepping):
     """Per swing (from p0 to p1, the foot's forward axis turning from f0 to f1), the height of its arc
     above the straight line so that the whole sole, heel to toe, stays above the ground under the path:
     by the swing clearance at mid-swing, by that much times the arc's own profile on the way (a foot
-    just lifted is not yet high), and over whatever lies in between (stairs)."""
+    just lifted is not yet high), and over whatever lies in between (stairs). A swing from one footprint
+    to the next lifts the foot even where they lie on the same spot (stepping in place, turning on the
+    spot); one from or to a rest place the foot already stands on does not."""
     clearance = character.swing_clearance * character.leg_length_nominal
     u = U_GRID[None, :]
     s = min_jerk(u)
@@ -231,8 +234,8 @@ def _swing_bump(p0, p1, f0, f1, character, terrain):
               if terrain is not None else [_even_ground(p0, p1, half * f0, half * f1, point) for point in sole])
     below = np.max([g - point[..., 2] for g, point in zip(ground, sole)], axis=0)
     needed = below / (4.0 * u * (1.0 - u)) + clearance
-    moving = np.linalg.norm(p1 - p0, axis=1) > 1e-6
-    return np.where(moving, np.maximum(clearance, needed.max(axis=1)), 0.0)
+    lifts = stepping | (np.linalg.norm(p1 - p0, axis=1) > 1e-6)
+    return np.where(lifts, np.maximum(clearance, needed.max(axis=1)), 0.0)
 
 
 def _even_ground(p0, p1, reach0, reach1, points):

@@ -287,6 +287,26 @@ def test_swing_foot_turns_about_a_single_axis(motions):
     assert checked >= 4
 
 
+@pytest.mark.parametrize("turn", [0.0, 30.0])
+def test_stepping_in_place_lifts_the_feet(turn):
+    """Marching in place, or turning on the spot (each foot back on its own spot, turned a little more):
+    every swing lifts the foot by the swing clearance at mid-swing, as it would going anywhere else. (The
+    arc was kept only for swings that travel: the foot shuffled on the ground, turning on its sole.)"""
+    n = 6
+    contact = 0.5 * np.arange(2 * n)
+    headings = np.radians(turn) * np.repeat(np.arange(n), 2)
+    march = make_track(["L", "R"] * n, [(side * 0.1, 0.0, 0.0) for _ in range(n) for side in (-1, 1)],
+                       headings, contact, contact + 0.7)
+    motion = biped.solve(march, fps=120.0)
+    clearance = motion.character.swing_clearance * motion.character.leg_length_nominal
+    for leg in range(2):
+        mine = np.flatnonzero(march.feet == ("L", "R")[leg])
+        for a, b in zip(mine[:-1], mine[1:]):
+            middle = np.argmin(np.abs(motion.times - 0.5 * (march.liftoff[a] + march.contact[b])))
+            assert not motion.contact[middle, leg]
+            assert motion.feet[middle, leg, 2] == pytest.approx(clearance, abs=1e-3)
+
+
 @pytest.mark.parametrize("name, with_terrain", [("straight_walk", True), ("slope15", True), ("slope15", False),
                                                 ("fig1", True)])
 def test_a_swing_clears_the_ground_by_about_the_swing_clearance(motions, name, with_terrain):

@@ -201,14 +201,23 @@ class Problem:
         self.sample_segment = np.repeat(np.arange(len(self.left)), self.samples_per_segment)
         self.free_track = np.concatenate([np.full(p.free.stop - p.free.start, i) for i, p in enumerate(self.parts)])
         self.coupled = self.right != self.left  # segments linking two free states (not a flight)
-        timing = (tuple(part.schedule.key for part in self.parts), per_segment)
+        timing = self._timing = (tuple(part.schedule.key for part in self.parts), per_segment)
         self.standing = physics.standing_faces(self.active)
         (self.segment_map, self.segment_offset, self.hermite,
          self.sample_weights, self.pair_weights, self.control_scale,
          self.pair_scale) = _by_timing("controls", timing, self._control_maps)
         self.terrain_groups = self._terrain_groups()
         self.end_pairs, self.end_track, self.end_offset = self._end_pairs()
-        self.assembly = self.assembly_for(0, self.n_free)
+        self._assembly = None
+
+    @property
+    def assembly(self):
+        """The assembly of all free states: it depends on the timing alone, so a re-solve after moving
+        footprints reuses it (a 300-step track's takes 4 ms to build), and a windowed one never builds it."""
+        if self._assembly is None:
+            self._assembly = _by_timing("assembly", (self._timing, self.weights.ends),
+                                        lambda: (self.assembly_for(0, self.n_free),))[0]
+        return self._assembly
 
     def _end_pairs(self):
         """(E, 2) free states whose velocities the steady-ends term ties, the track of each pair, and a

@@ -587,6 +587,9 @@ def test_block_tridiagonal_solver_matches_dense():
             dense[6 * i:6 * i + 6, 6 * i + 6:6 * i + 12] = u[i]
             dense[6 * i + 6:6 * i + 12, 6 * i:6 * i + 6] = u[i].T
         assert np.allclose(blocktridiag.solve(d, u, rhs).ravel(), np.linalg.solve(dense, rhs.ravel()))
+        shift = rng.uniform(0.5, 2.0, size=(n, 6))  # LM's damping, added to the diagonal inside
+        shifted = np.linalg.solve(dense + np.diag(shift.ravel()), rhs.ravel())
+        assert np.allclose(blocktridiag.solve(d, u, rhs, shift).ravel(), shifted)
 
 
 def test_body_yaw_follows_the_feet_through_a_turn(motions):

@@ -10,9 +10,9 @@ from bpy.app.handlers import persistent
 from . import preview, scene_io, solved, terrain
 
 DEBOUNCE = 0.08  # seconds: a drag produces many updates; the re-solve waits for a pause
-_dirty = set()  # names of tracks edited since the last re-solve
+_dirty = set()  # session ids of tracks edited since the last re-solve (a rename keeps them)
 stats = {"solves": 0}  # how many re-solves ran (tests and the status bar read it)
-errors = {}  # track name -> why its last re-solve failed (shown in the Rig panel)
+errors = {}  # track session id -> why its last re-solve failed (shown in the Rig panel)
 
 
 @persistent
@@ -39,7 +39,7 @@ def _note(coll):
     """The track changed: the overlay lays it out again, the live update (if on) re-solves it."""
     solved.touched(coll)
     if coll.footprint_track.live and coll.footprint_track.rig is not None:
-        _dirty.add(coll.name)
+        _dirty.add(coll.session_uid)
 
 
 def _on_timer():
@@ -50,21 +50,22 @@ def _on_timer():
 def flush(context):
     """Re-solve every track edited since the last time whose footprints really changed; returns how many."""
     count = 0
-    for name in sorted(_dirty):
-        coll = bpy.data.collections.get(name)
-        if coll is None or not coll.footprint_track.is_track or coll.footprint_track.rig is None:
+    edited = [coll for coll in bpy.data.collections if coll.session_uid in _dirty]
+    for coll in sorted(edited, key=lambda c: c.name):
+        uid = coll.session_uid
+        if not coll.footprint_track.is_track or coll.footprint_track.rig is None:
             continue
         current = solved.signature(coll)
         if solved.previewed_signature(coll) == current:  # nothing the solver reads changed (selection, our
-            errors.pop(name, None)  # own writes), or an invalid edit was undone: the preview shows this state
+            errors.pop(uid, None)  # own writes), or an invalid edit was undone: the preview shows this state
             continue
         try:
             motion = preview.refresh(context, coll, coll.footprint_track.rig, solved.last_motion(coll),
                                      solved.changed_span(solved.last_signature(coll), current), current)
         except (ValueError, RuntimeError) as exc:  # an invalid edit mid-drag: keep the last good preview
-            errors[name] = str(exc)
+            errors[uid] = str(exc)
             continue
-        errors.pop(name, None)  # (the refresh recorded the solve)
+        errors.pop(uid, None)  # (the refresh recorded the solve)
         stats["solves"] += 1
         count += 1
     _dirty.clear()

@@ -811,13 +811,33 @@ def test_an_invalid_live_edit_keeps_the_last_preview_and_says_why(addon, rig_sce
     objs[2].footprint.contact = objs[0].footprint.contact + 0.05  # lands while the same foot still stands
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 0
-    assert "touches down" in live.errors[coll.name] and solved.last_motion(coll) is good
+    assert "touches down" in live.errors[coll.session_uid] and solved.last_motion(coll) is good
     objs[2].footprint.contact = contact
     bpy.context.view_layer.update()
-    assert live.flush(bpy.context) == 0 and coll.name not in live.errors
+    assert live.flush(bpy.context) == 0 and coll.session_uid not in live.errors
     objs[2].location.x += 0.02
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 1 and solved.last_motion(coll) is not good
+
+
+def test_a_track_renamed_mid_drag_is_still_re_solved(addon, rig_scene):
+    """The live update keeps edited tracks, and why their re-solve failed, by the collection itself: a
+    rename between the edit and the re-solve (or a failed one and the Rig panel's next draw) loses neither."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    solved = sys.modules[f"{addon}.footprint_addon.solved"]
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    live.flush(bpy.context)
+    coll = bpy.context.scene.footprint.active_track
+    objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    objs[2].location.x += 0.02
+    bpy.context.view_layer.update()
+    coll.name = "renamed"
+    assert live.flush(bpy.context) == 1 and solved.previewed_signature(coll) == solved.signature(coll)
+    objs[2].footprint.contact = objs[0].footprint.contact + 0.05  # overlaps: refused
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 0
+    coll.name = "renamed again"
+    assert "touches down" in live.errors[coll.session_uid]
 
 
 def test_the_scene_rate_counts_its_fps_base(addon, rig_scene):

@@ -89,7 +89,7 @@ class FOOTPRINT_PT_rig(_FootprintsPanel, bpy.types.Panel):
         layout.operator("footprint.measure_rig", icon="DRIVER_DISTANCE")
         layout.operator("footprint.setup_leg_ik", icon="CON_KINEMATIC")
         layout.operator("footprint.run_cycle", icon="MOD_TIME")
-        problem = live.errors.get(coll.name)
+        problem = live.errors.get(coll.session_uid)
         if problem:
             layout.label(text=problem, icon="ERROR")
         for line in report_lines(settings.last_report) + rig_report_lines(settings.last_rig_report):

@@ -13,7 +13,7 @@ import numpy as np
 from . import legs as legs_module
 from . import orientation, spline
 from .character import Character, character_from_json
-from .motion import Motion, quality_report
+from .motion import Motion, frame_measures, frames_of, quality_report
 from .optimize import greedy_descent, levenberg_marquardt
 from .problem import Problem, Weights, Window
 from .terrain import terrain_from_json
@@ -133,6 +133,7 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None, previous
         times = sched.start + np.arange(frame_count(sched.start, sched.end, fps)) / fps
     times = np.clip(np.asarray(times, dtype=float), sched.start, sched.end)
     footprint_rotations = legs_module.flush_rotations(tr.headings, legs_module.terrain_normals(terrain, tr.positions[:, :2]))
+    inside = None
     if previous is not None and spans is not None and np.array_equal(previous.times, times):
         inside = _reached(sched, times, *spans)
         pose = {name: getattr(previous, name).copy() for name in POSE}
@@ -141,9 +142,18 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None, previous
     else:
         pose = dict(zip(POSE, _pose(part, free, times, footprint_rotations)))
     motion = Motion(fps, times, **pose, character=ch, track=tr)
-    ground = _ground(problem, part, times, motion.com, terrain)
-    motion.report = quality_report(motion, sched, footprint_rotations, ground,
-                                   ch.com_clearance * ch.leg_length_nominal, terrain)
+
+    def measured(frames):
+        ground = _ground(problem, part, frames.times, frames.com, terrain)
+        return frame_measures(frames, sched, footprint_rotations, ground, terrain)
+
+    if inside is None or previous.measures is None:
+        motion.measures = measured(motion)
+    else:  # the frames copied measure as they did
+        motion.measures = {name: values.copy() for name, values in previous.measures.items()}
+        for name, values in measured(frames_of(motion, inside)).items():
+            motion.measures[name][inside] = values
+    motion.report = quality_report(motion, sched, motion.measures, ch.com_clearance * ch.leg_length_nominal)
     return motion
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -34,6 +34,7 @@ class Motion:
     solve_seconds: float = 0.0
     track: object = None  # the footprints solved, in time order (None for generated cycles)
     solution: object = None  # the optimiser's free knot states, to warm-start a re-solve
+    measures: dict = None  # frame_measures: per-frame arrays the report sums up
 
     def to_json(self) -> dict:
         feet = self.character.feet
@@ -66,33 +67,65 @@ def support_points(motion: Motion):
     return np.where((motion.toe_pivot > 0.0)[..., None], toe, motion.feet)
 
 
-def quality_report(motion: Motion, schedule, footprint_rotations, ground_height, clearance_required,
-                   terrain=None) -> dict:
-    """Measures of physical and visual plausibility, on the sampled motion itself.
+PER_FRAME = ("times", "com", "com_velocity", "com_acceleration", "yaw", "pitch", "roll", "hips", "feet",
+             "foot_rotation", "toe_pivot", "contact", "footprint")  # a Motion's arrays with a row per frame
 
-    - non_physical_force: |F - proj(F)| / (m g) at each sample (physics.py), mean and peak;
-    - leg_length: per leg, min and max hip-to-support distance while in stance, against l_max, and the
-      largest hip-to-mid-foot distance while the foot is not on a footprint (swing_max: swinging, or at
-      its rest place before the first footprint or after the last);
-    - com_clearance: lowest COM height above the ground, against the required clearance;
-    - stance_slip: the largest movement of a stance foot's toe from its footprint's toe (metres);
-    - feet_below_ground: the deepest any foot's heel, mid-foot or toe goes below the ground (metres, 0 when
-      none): the terrain, or without one the footprints the foot stands on, left or lands on;
-    - flight: the largest deviation of the COM's vertical acceleration from -g, and the largest horizontal
-      acceleration, as fractions of g, over samples inside flight phases.
+
+def frames_of(motion: Motion, rows) -> Motion:
+    """The motion at some of its frames (rows: indices or a mask)."""
+    return replace(motion, **{name: getattr(motion, name)[rows] for name in PER_FRAME}, measures=None)
+
+
+def frame_measures(motion: Motion, schedule, footprint_rotations, ground_height, terrain=None) -> dict:
+    """Per frame, what the quality report sums up (see quality_report): kept with the motion, so a
+    re-solve that samples only some frames again measures only those.
+
+    - non_physical_force (N,): |F - proj(F)| / (m g) (physics.py);
+    - leg_length (N, L): hip to the point of support; reach (N, L): hip to mid-foot;
+    - stance_slip (N, L): how far a stance foot's toe is from its footprint's toe (0 off the ground);
+    - com_clearance (N,): the COM's height above ground_height (N,);
+    - below_ground (N,): how deep the deepest heel, mid-foot or toe goes below the ground (<= 0: above):
+      the terrain, or without one the footprints the foot stands on, left or lands on.
     """
     ch = motion.character
     support = support_points(motion)
     to_com = motion.com[:, None, :] - support
     directions = to_com / np.linalg.norm(to_com, axis=-1, keepdims=True)
     residual = physics.nonphysical_force(physics.required_force(motion.com_acceleration), directions, motion.contact)
-    fraction = np.linalg.norm(residual, axis=1) / GRAVITY
-    legs = np.linalg.norm(motion.hips - support, axis=-1)
-    reach = np.linalg.norm(motion.hips - motion.feet, axis=-1)
+    tr = schedule.track
+    half = 0.5 * ch.foot_length
+    toe_now = motion.feet + half * motion.foot_rotation[..., :, 1]
+    fp = np.where(motion.contact, motion.footprint, 0)
+    toe_fp = tr.positions[fp] + half * footprint_rotations[fp][..., :, 1]
+    return {
+        "non_physical_force": np.linalg.norm(residual, axis=1) / GRAVITY,
+        "leg_length": np.linalg.norm(motion.hips - support, axis=-1),
+        "reach": np.linalg.norm(motion.hips - motion.feet, axis=-1),
+        "stance_slip": np.where(motion.contact, np.linalg.norm(toe_now - toe_fp, axis=-1), 0.0),
+        "com_clearance": motion.com[:, 2] - ground_height,
+        "below_ground": _depth_below_ground(motion, schedule, terrain, half),
+    }
+
+
+def quality_report(motion: Motion, schedule, measures, clearance_required) -> dict:
+    """Measures of physical and visual plausibility, on the sampled motion itself, from its frame_measures:
+
+    - non_physical_force: mean and peak over the frames, as fractions of body weight;
+    - leg_length: per leg, min and max hip-to-support distance while in stance, against l_max, and the
+      largest hip-to-mid-foot distance while the foot is not on a footprint (swing_max: swinging, or at
+      its rest place before the first footprint or after the last);
+    - com_clearance: lowest COM height above the ground, against the required clearance;
+    - stance_slip: the largest movement of a stance foot's toe from its footprint's toe (metres);
+    - feet_below_ground: the deepest any foot's heel, mid-foot or toe goes below the ground (metres, 0 when
+      none);
+    - flight: the largest deviation of the COM's vertical acceleration from -g, and the largest horizontal
+      acceleration, as fractions of g, over samples inside flight phases.
+    """
+    ch = motion.character
     leg_report = {}
     for i, foot in enumerate(ch.feet):
         stance = motion.contact[:, i]
-        values, lifted = legs[stance, i], reach[~stance, i]
+        values, lifted = measures["leg_length"][stance, i], measures["reach"][~stance, i]
         leg_report[foot] = {
             "min": float(values.min()) if values.size else None,
             "max": float(values.max()) if values.size else None,
@@ -100,24 +133,18 @@ def quality_report(motion: Motion, schedule, footprint_rotations, ground_height,
             "max_allowed": ch.leg_length_max,
             "nominal": ch.leg_length_nominal,
         }
-    tr = schedule.track
-    half = 0.5 * ch.foot_length
-    toe_now = motion.feet + half * motion.foot_rotation[..., :, 1]
-    fp = np.where(motion.contact, motion.footprint, 0)
-    toe_fp = tr.positions[fp] + half * footprint_rotations[fp][..., :, 1]
-    slip = np.where(motion.contact, np.linalg.norm(toe_now - toe_fp, axis=-1), 0.0)
     t = motion.times
     in_flight = np.zeros(len(t), dtype=bool)
     for start, end in schedule.flight_intervals:
         in_flight |= (t > start) & (t < end)
     a = motion.com_acceleration
-    clearance = motion.com[:, 2] - ground_height
+    fraction, slip = measures["non_physical_force"], measures["stance_slip"]
     return {
         "non_physical_force": {"mean": float(fraction.mean()), "peak": float(fraction.max()), "unit": "body weight"},
         "leg_length": leg_report,
-        "com_clearance": {"min": float(clearance.min()), "required": float(clearance_required)},
+        "com_clearance": {"min": float(measures["com_clearance"].min()), "required": float(clearance_required)},
         "stance_slip": float(slip.max()) if slip.size else 0.0,
-        "feet_below_ground": _feet_below_ground(motion, schedule, terrain, half),
+        "feet_below_ground": float(max(measures["below_ground"].max(), 0.0)),
         "flight": {
             "samples": int(in_flight.sum()),
             "vertical_acceleration_error": float(np.abs(a[in_flight, 2] + GRAVITY).max() / GRAVITY) if in_flight.any() else 0.0,
@@ -126,10 +153,11 @@ def quality_report(motion: Motion, schedule, footprint_rotations, ground_height,
     }
 
 
-def _feet_below_ground(motion, schedule, terrain, half):
+def _depth_below_ground(motion, schedule, terrain, half):
+    """(N,): per frame, how far the lowest heel, mid-foot or toe is below the ground (negative: above)."""
     fwd = motion.foot_rotation[..., :, 1]
     points = np.stack([motion.feet - half * fwd, motion.feet, motion.feet + half * fwd])  # heel, mid, toe
-    return float(max(np.max(ground_under_feet(motion, schedule, terrain, points) - points[..., 2]), 0.0))
+    return np.max(ground_under_feet(motion, schedule, terrain, points) - points[..., 2], axis=(0, 2))
 
 
 def ground_under_feet(motion, schedule, terrain, points):

@@ -244,7 +244,7 @@ def test_feet_below_ground_measures_heel_and_toe():
     tilted = dataclasses.replace(motion, foot_rotation=motion.foot_rotation @ pitch)
     schedule = build_schedule(motion.track, motion.character)
     half = 0.5 * motion.character.foot_length
-    depth = motion_module._feet_below_ground(tilted, schedule, FlatTerrain(0.0), half)
+    depth = max(motion_module._depth_below_ground(tilted, schedule, FlatTerrain(0.0), half).max(), 0.0)
     lowest = (motion.feet[..., 2] - half * np.sin(np.radians(10.0))).min()
     assert depth == pytest.approx(max(-lowest, 0.0), abs=1e-9) and depth > 0.02
 
@@ -715,6 +715,18 @@ def long_walk(n=60):
     return make_track(feet, pos, head, contact, liftoff)
 
 
+def assert_same_report(a, b):
+    """Nested reports equal, numbers to 1e-12 (a spliced motion sums the same values in another order)."""
+    assert a.keys() == b.keys()
+    for key, value in a.items():
+        if isinstance(value, dict):
+            assert_same_report(value, b[key])
+        elif isinstance(value, float):
+            assert value == pytest.approx(b[key], rel=1e-12, abs=1e-12), key
+        else:
+            assert value == b[key], key
+
+
 @pytest.mark.parametrize("kind, j", [("walk", 30), ("walk", 2), ("walk", 57), ("run", 16), ("run", 26)])
 def test_after_a_windowed_edit_only_the_reached_times_are_sampled_again(kind, j):
     """Given the previous motion, a windowed re-solve samples again only the times the window and the moved
@@ -740,6 +752,10 @@ def test_after_a_windowed_edit_only_the_reached_times_are_sampled_again(kind, j)
     assert np.array_equal(np.isclose(spliced.com[ends] - everything.com[ends], 100.0).all(axis=1), [copied, copied])
     if not copied:
         assert spliced.report == everything.report
+    else:  # the copied frames' measures are kept from the previous motion's (not the marked COM's)
+        assert_same_report(spliced.report, everything.report)
+        for name, values in everything.measures.items():
+            assert np.allclose(spliced.measures[name], values, rtol=0, atol=1e-12), name
     # What is sampled again: the yaw window around the change, and no more than the swings under way at
     # its ends reach.
     schedule = build_schedule(t, character.preset("human"))

@@ -20,6 +20,7 @@ foot: the foot is then on its toes (vdP97 §2.4.1; blended, see Problem.evaluate
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,23 +61,36 @@ class TrackPart:
     samples: slice  # its rows in the sample arrays
 
 
-_TIMING_CACHE = {}  # (what, timing key) -> arrays that depend on a track's timing alone
+_TIMING_CACHE = {}  # (what, timing key) -> (arrays that depend on a track's timing alone, their bytes)
 _TIMING_CACHE_SIZE = 32
+_TIMING_CACHE_BYTES = 128 * 2**20  # a few timings of a 2000-footprint track (its assembly alone is 30 MB)
+
+
+def _arrays(value):
+    """The arrays in a cached value: its items, and the array fields of those that are dataclasses."""
+    for item in value:
+        if isinstance(item, np.ndarray):
+            yield item
+        elif dataclasses.is_dataclass(item):
+            yield from (field for field in vars(item).values() if isinstance(field, np.ndarray))
 
 
 def _by_timing(what, key, derive):
     """derive(), remembered for this timing: a re-solve after moving or turning footprints (a live drag)
-    reuses everything the footprints' positions do not enter. The arrays are made read-only."""
+    reuses everything the footprints' positions do not enter. The arrays are made read-only. The oldest
+    are forgotten past _TIMING_CACHE_SIZE values or _TIMING_CACHE_BYTES."""
     key = (what, key)
     if key not in _TIMING_CACHE:
-        if len(_TIMING_CACHE) >= _TIMING_CACHE_SIZE:
-            _TIMING_CACHE.pop(next(iter(_TIMING_CACHE)))  # the oldest
         value = derive()
-        for array in value:
-            if isinstance(array, np.ndarray):
-                array.setflags(write=False)
-        _TIMING_CACHE[key] = value
-    return _TIMING_CACHE[key]
+        size = 0
+        for array in _arrays(value):
+            array.setflags(write=False)
+            size += array.nbytes
+        _TIMING_CACHE[key] = (value, size)
+        total = sum(kept for _value, kept in _TIMING_CACHE.values())
+        while len(_TIMING_CACHE) > _TIMING_CACHE_SIZE or (total > _TIMING_CACHE_BYTES and len(_TIMING_CACHE) > 1):
+            total -= _TIMING_CACHE.pop(next(iter(_TIMING_CACHE)))[1]  # the oldest (never the one just made)
+    return _TIMING_CACHE[key][0]
 
 
 def clear_timing_cache():
@@ -438,7 +452,7 @@ class Problem:
         next to a flight).
         """
         a = self.assembly if assembly is None else assembly
-        rows = None if a is self.assembly else a.samples
+        rows = None if assembly is None else a.samples  # (a window's: reading self.assembly would build it)
         controls = self.controls(free, a.segments)
         n_seg = len(controls)
         y = (self.hermite[a.samples].reshape(n_seg, -1, 4) @ controls).reshape(-1, 2, 3)

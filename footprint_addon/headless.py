@@ -7,6 +7,7 @@ import os
 import bpy
 
 from ..solver.errors import FootprintError
+from ..solver.motion import convergence_warning
 from . import bake, rig_quality
 from .rigs import MissingBonesError
 
@@ -74,6 +75,9 @@ def summary(report, rig_report):
     """One line: the solver's non-physical force and, when measured, on the rig: the skate, how straight
     the legs get and how deep the feet sink."""
     text = f"non-physical force mean {report['non_physical_force']['mean']:.3f} body weight"
+    warning = convergence_warning(report)
+    if warning:
+        text += f" ({warning})"
     if rig_report is not None:
         skate = ", ".join(f"{foot} {value * 1000:.2f} mm" for foot, value in rig_report["ball_skate"].items())
         text += (f"; ball skate on the rig {skate}; legs at most {max(rig_report['leg_extension'].values()):.1%} "

@@ -153,6 +153,15 @@ def quality_report(motion: Motion, schedule, measures, clearance_required) -> di
     }
 
 
+def convergence_warning(report) -> str | None:
+    """A short line for the artist when the optimiser stopped at its iteration cap before converging (the
+    motion may be visibly off its optimum), else None."""
+    optimizer = report.get("optimizer")
+    if optimizer is None or optimizer["converged"]:
+        return None
+    return f"Optimiser stopped after {optimizer['iterations']} iterations, not converged"
+
+
 def _depth_below_ground(motion, schedule, terrain, half):
     """(N,): per frame, how far the lowest heel, mid-foot or toe is below the ground (negative: above)."""
     fwd = motion.foot_rotation[..., :, 1]

@@ -1,6 +1,7 @@
 """Baking onto a real Rigify human generated from Blender's bundled metarig, measured on the evaluated rig
 after Blender's own IK solve."""
 
+import importlib
 import json
 import os
 import sys
@@ -91,6 +92,12 @@ def test_bake_keeps_stance_feet_still_and_body_on_the_com_path(addon, rig_scene)
     swing = motion.report["leg_length"]["L"]["swing_max"]
     assert any(line.startswith("Leg L:") and f"swing up to {swing:.3f}" in line for line in lines)
     assert f"Feet below ground: {motion.report['feet_below_ground'] * 1000:.2f} mm" in lines
+    # An optimiser that stopped unconverged is the panel's first line, and in the batch summary.
+    stopped = dict(motion.report, optimizer=dict(motion.report["optimizer"], converged=False, iterations=100))
+    warning = "Optimiser stopped after 100 iterations, not converged"
+    assert panels.report_lines(json.dumps(stopped))[0] == warning and warning not in lines
+    headless = importlib.import_module(f"{addon}.footprint_addon.headless")
+    assert warning in headless.summary(stopped, None) and "converged" not in headless.summary(motion.report, None)
 
 
 def test_bake_on_a_moved_rotated_scaled_rig_facing_plus_y(addon, rig_scene):

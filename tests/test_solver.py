@@ -701,6 +701,17 @@ def test_an_edit_of_a_long_track_re_optimises_only_its_window():
     assert np.abs(part.com - whole.com).max() < 0.01
 
 
+def test_an_unconverged_solve_says_so(monkeypatch):
+    """A solve that stops at its iteration cap before converging carries a warning for the artist; a
+    converged one none."""
+    assert motion_module.convergence_warning(biped.solve(track("fig1")).report) is None
+    monkeypatch.setitem(biped.METHODS, "lm", lambda problem, *start: optimize.levenberg_marquardt(
+        problem, *start, max_iterations=2))
+    report = biped.solve(track("fig1")).report
+    assert not report["optimizer"]["converged"]
+    assert motion_module.convergence_warning(report) == "Optimiser stopped after 2 iterations, not converged"
+
+
 def test_a_window_linearises_without_the_whole_assembly(monkeypatch):
     """A window's linearisation builds only its own assembly (the whole track's costs 4 ms at 300 steps, 14 at
     1000), and the timing cache keeps derived arrays, read-only, within its byte budget, forgetting the

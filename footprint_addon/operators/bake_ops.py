@@ -4,6 +4,7 @@ import bpy
 from bpy.props import StringProperty
 
 from ...solver import running
+from ...solver.motion import convergence_warning
 from .. import bake, preview, rig_quality, running_bake
 from ..rigs import MissingBonesError, leg_ik
 from .common import USER_ERRORS, OnActiveTrack
@@ -50,10 +51,18 @@ class FOOTPRINT_OT_bake(OnTrackAndRig, bpy.types.Operator):
         finally:
             wm.progress_end()
         report = motion.report
-        self.report({"INFO"}, f"Baked {coll.name!r} onto {rig.name} (strip {strip.name!r}, frames "
-                              f"{strip.frame_start:.0f}-{strip.frame_end:.0f}); non-physical force mean "
-                              f"{report['non_physical_force']['mean']:.3f} body weight")
+        self.report(*_with_convergence(report, f"Baked {coll.name!r} onto {rig.name} (strip {strip.name!r}, "
+                                               f"frames {strip.frame_start:.0f}-{strip.frame_end:.0f}); "
+                                               f"non-physical force mean "
+                                               f"{report['non_physical_force']['mean']:.3f} body weight"))
         return {"FINISHED"}
+
+
+def _with_convergence(report, message):
+    """The operator's report: information, or a warning when the optimiser did not converge."""
+    warning = convergence_warning(report)
+    return ({"INFO"}, message) if warning is None else ({"WARNING"}, f"{message}. {warning}: the motion may be "
+                                                                     "off its optimum")
 
 
 class FOOTPRINT_OT_measure_rig(OnTrackAndRig, bpy.types.Operator):
@@ -121,8 +130,9 @@ class FOOTPRINT_OT_preview(OnTrackAndRig, bpy.types.Operator):
         except BAKE_ERRORS as exc:
             self.report({"ERROR"}, f"{exc}: nothing added")
             return {"CANCELLED"}
-        self.report({"INFO"}, f"Previewing {coll.name!r} on {rig.name}: non-physical force mean "
-                              f"{motion.report['non_physical_force']['mean']:.3f} body weight")
+        self.report(*_with_convergence(motion.report, f"Previewing {coll.name!r} on {rig.name}: non-physical "
+                                                      f"force mean {motion.report['non_physical_force']['mean']:.3f} "
+                                                      "body weight"))
         return {"FINISHED"}
 
 

@@ -5,6 +5,7 @@ import json
 import bpy
 
 from ...solver.errors import FootprintError
+from ...solver.motion import convergence_warning
 from .. import live, scene_io
 
 MAX_INTERVAL_ROWS = 12
@@ -102,7 +103,9 @@ def report_lines(text):
         return []
     report = json.loads(text)
     force = report["non_physical_force"]
-    lines = [f"Non-physical force: mean {force['mean']:.1%}, peak {force['peak']:.1%} of weight"]
+    warning = convergence_warning(report)
+    lines = [warning] if warning else []
+    lines.append(f"Non-physical force: mean {force['mean']:.1%}, peak {force['peak']:.1%} of weight")
     for foot, leg in report["leg_length"].items():
         if leg["max"] is not None:
             swing = f", swing up to {leg['swing_max']:.3f}" if leg.get("swing_max") is not None else ""

@@ -2,7 +2,8 @@
 
 Levenberg-Marquardt works on the residual vector. Its normal equations are block-tridiagonal (a sample
 touches the two free states of its segment), solved in O(n) by cyclic reduction; damping (Nielsen's
-gain-ratio update) and step acceptance are per track, so a batch of tracks converges as each would alone.
+gain-ratio update, each variable scaled by the largest curvature it has shown) and step acceptance are per
+track, so a batch of tracks converges as each would alone.
 
 The greedy descent is vdP97 Fig. 10: one free variable at a time, +delta then -delta, keep what lowers the
 energy and keep going in that direction, at two scales (6 cm, then 2 cm, vdP97 §2.4.3), re-evaluating only

@@ -449,7 +449,7 @@ class Problem:
         sample, J^T J and J^T r in its own position and acceleration; summed onto the segment's controls
         with the Hermite weights, which are the same for every segment up to a scale per control, in one
         product for all segments; the controls are the segment's two free states (or a fixed map of them,
-        next to a flight).
+        next to a flight), where the assembly's scatter map puts each product (assembly.py).
         """
         a = self.assembly if assembly is None else assembly
         rows = None if assembly is None else a.samples  # (a window's: reading self.assembly would build it)

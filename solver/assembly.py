@@ -20,14 +20,12 @@ STATE = 6  # a free state: knot position and tangent
 
 @dataclass(frozen=True)
 class Assembly:
-    """The part of the problem one linearisation covers: segments and their samples (slices), the free
-    states [first, first + n_free) it solves for (the others held), and its scatter map."""
+    """The part of the problem one linearisation covers: segments and their samples (slices), how many free
+    states it solves for (from a first one on, the others held), and its scatter map."""
 
     segments: slice
     samples: slice
-    first: int
     n_free: int
-    n_tracks: int
     end_pairs: np.ndarray  # the problem's steady-ends pairs touching its states
     source: np.ndarray  # per output term: the value it takes...
     target: np.ndarray  # ...the flat output entry it adds to...
@@ -49,8 +47,8 @@ class Assembly:
 
 
 def _expand(rows, row_start):
-    """For entries in CSR rows (row_start (rows + 1,)): each entry repeated once per nonzero of its row,
-    with that nonzero's index."""
+    """For entries in CSR rows (rows: each entry's row; row_start: where each row's nonzeros start, one
+    more than there are rows): each entry repeated once per nonzero of its row, with that nonzero's index."""
     counts = row_start[rows + 1] - row_start[rows]
     entry = np.repeat(np.arange(len(rows)), counts)
     within = np.arange(len(entry)) - np.repeat(np.cumsum(counts) - counts, counts)
@@ -131,5 +129,5 @@ def build(problem, first, stop):
     targets.append(energy_start + np.repeat(problem.end_track[pairs], 3))
     coefficients.append(np.ones(3 * len(pairs)))
 
-    return Assembly(segments, samples, first, n, n_tracks, pairs, np.concatenate(sources),
+    return Assembly(segments, samples, n, pairs, np.concatenate(sources),
                     np.concatenate(targets), np.concatenate(coefficients), constant)

@@ -13,7 +13,7 @@ import numpy as np
 from . import legs as legs_module
 from . import orientation, spline
 from .character import Character, character_from_json
-from .motion import Motion, frame_measures, frames_of, quality_report
+from .motion import POSE, Motion, frame_measures, frames_of, quality_report
 from .optimize import greedy_descent, levenberg_marquardt
 from .problem import Problem, Weights, Window
 from .terrain import terrain_from_json
@@ -97,7 +97,7 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
         motion.solve_seconds = elapsed / len(motions)
         motion.report["energy"] = {k: float(v[i]) for k, v in terms.items()}
         motion.report["optimizer"] = {"method": method, "iterations": result.iterations,
-                                      "evaluations": result.evaluations, "converged": result.converged,
+                                      "evaluations": result.evaluations, "converged": bool(result.converged[i]),
                                       "warm_start": start is not None,
                                       "window": None if window is None else [window.first, window.stop]}
         motion.solution = result.free[problem.parts[i].free]
@@ -125,7 +125,7 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None, previous
     previous, spans: a Motion sampled at the same times from a solution whose COM differs from this one
     only within spans[0] (seconds), with footprints moved or turned only within spans[1]: the motion is
     the same elsewhere, so only the times they reach are sampled again (see _reached) and the rest is
-    copied; the report covers the whole motion again.
+    copied, with its per-frame measures; the report sums them up over the whole motion again.
     """
     sched, ch, terrain = part.schedule, part.character, part.terrain
     tr = sched.track
@@ -157,12 +157,10 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None, previous
     return motion
 
 
-POSE = ("com", "com_velocity", "com_acceleration", "yaw", "pitch", "roll", "hips", "feet", "foot_rotation",
-        "toe_pivot", "contact", "footprint")  # the Motion's per-sample arrays, in the order _pose gives them
 
 
 def _pose(part, free, times, footprint_rotations):
-    """COM, body orientation, hips and leg targets at the times (in any order)."""
+    """The motion's POSE arrays, in that order, at the times (in any order)."""
     sched, ch, terrain = part.schedule, part.character, part.terrain
     # The times asked, then each footprint's lift-off instant: a swing starts from the pose the foot left in
     # then, as the stance ends (where a flight starts there, the body's banking sees the stance's

@@ -47,7 +47,10 @@ def _dense_layout(n, b):
     up = block[: (n - 1) * b * b]
     upper = (up * b + row[: len(up)]) * size + (up + 1) * b + column[: len(up)]
     lower = ((up + 1) * b + column[: len(up)]) * size + up * b + row[: len(up)]
-    return np.arange(size) * (size + 1), np.concatenate([on_diagonal, upper, lower])
+    indices = np.arange(size) * (size + 1), np.concatenate([on_diagonal, upper, lower])
+    for array in indices:
+        array.setflags(write=False)  # shared by every call
+    return indices
 
 
 def _reduce(d, lo, up, r):

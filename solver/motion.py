@@ -67,8 +67,9 @@ def support_points(motion: Motion):
     return np.where((motion.toe_pivot > 0.0)[..., None], toe, motion.feet)
 
 
-PER_FRAME = ("times", "com", "com_velocity", "com_acceleration", "yaw", "pitch", "roll", "hips", "feet",
-             "foot_rotation", "toe_pivot", "contact", "footprint")  # a Motion's arrays with a row per frame
+POSE = ("com", "com_velocity", "com_acceleration", "yaw", "pitch", "roll", "hips", "feet", "foot_rotation",
+        "toe_pivot", "contact", "footprint")  # a Motion's arrays with a row per frame, times aside
+PER_FRAME = ("times",) + POSE
 
 
 def frames_of(motion: Motion, rows) -> Motion:

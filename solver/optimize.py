@@ -29,7 +29,7 @@ class OptimizeResult:
     energies: np.ndarray  # per track
     iterations: int
     evaluations: int
-    converged: bool
+    converged: np.ndarray  # per track
 
 
 def _select(keep, new, old):
@@ -51,7 +51,7 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
     n_tracks = problem.n_tracks
     track = problem.free_track
     energies, diag, upper, grad = problem.linearize(free)
-    energies = np.maximum(energies, 1e-30)  # relative gains below
+    energies = np.maximum(energies, 1e-30)  # a track at zero energy stops at once (tolerance relative to it)
     damping = np.full(n_tracks, damping0)
     growth = np.full(n_tracks, 2.0)
     done = np.zeros(n_tracks, dtype=bool)
@@ -59,8 +59,9 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
     iteration = 0
     curvature = np.diagonal(diag, axis1=1, axis2=2) + 1e-9
     for iteration in range(1, max_iterations + 1):
-        # Damp each variable by the largest curvature it has shown so far (More's scaling, as MINPACK's
-        # lmder): scaled by the current curvature alone, a variable whose curvature drops as a barrier
+        # Damp each variable by the largest curvature it has shown so far (Moré 1978, "The Levenberg-
+        # Marquardt algorithm: implementation and theory", §6, as MINPACK's lmder): scaled by the current
+        # curvature alone (Marquardt's), a variable whose curvature drops as a barrier
         # or a toe support switches off is left almost undamped, the next step overshoots into the
         # barrier, is rejected, and the damping swings (a two-footed hop took 180 iterations, now 51).
         curvature = np.maximum(curvature, np.diagonal(diag, axis1=1, axis2=2))
@@ -85,7 +86,8 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
         if len(upper):
             upper = _select(keep[:-1] & keep[1:], new_upper, upper)
         gained = energies - new_energies
-        # Nielsen: on a gain, damping times max(1/3, 1 - (2 rho - 1)^3), rho the gain against the model's;
+        # Nielsen 1999 ("Damping parameter in Marquardt's method", IMM-REP-1999-05): on a gain, damping
+        # times max(1/3, 1 - (2 rho - 1)^3), rho the gain against the model's;
         # on a loss, times 2, 4, 8... A finished track's damping stays (it would grow without bound).
         rho = np.where(better, gained / np.maximum(predicted, 1e-300), 0.0)
         damping = np.where(better, damping * np.maximum(1.0 / 3.0, 1.0 - (2.0 * rho - 1.0) ** 3),
@@ -95,7 +97,7 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
         energies = np.where(better, new_energies, energies)
         if done.all():
             break
-    return OptimizeResult(free, energies, iteration, evaluations, bool(done.all()))
+    return OptimizeResult(free, energies, iteration, evaluations, done)
 
 
 def greedy_descent(problem: Problem, free=None, scales=GREEDY_SCALES, max_sweeps: int = 1000):
@@ -139,4 +141,4 @@ def greedy_descent(problem: Problem, free=None, scales=GREEDY_SCALES, max_sweeps
                             break
             if not improved:
                 break
-    return OptimizeResult(free, problem.energy_terms(free)["total"], sweeps, evaluations, True)
+    return OptimizeResult(free, problem.energy_terms(free)["total"], sweeps, evaluations, np.ones(problem.n_tracks, dtype=bool))

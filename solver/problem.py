@@ -20,8 +20,7 @@ foot: the foot is then on its toes (vdP97 §2.4.1; blended, see Problem.evaluate
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, is_dataclass
 
 import numpy as np
 
@@ -62,8 +61,8 @@ class TrackPart:
 
 
 _TIMING_CACHE = {}  # (what, timing key) -> (arrays that depend on a track's timing alone, their bytes)
-_TIMING_CACHE_SIZE = 32
-_TIMING_CACHE_BYTES = 128 * 2**20  # a few timings of a 2000-footprint track (its assembly alone is 30 MB)
+_TIMING_CACHE_SIZE = 32  # values: a few kinds per timing
+_TIMING_CACHE_BYTES = 128 * 2**20  # a few timings of a 2000-footprint run (its assembly alone is 30 MB)
 
 
 def _arrays(value):
@@ -71,8 +70,8 @@ def _arrays(value):
     for item in value:
         if isinstance(item, np.ndarray):
             yield item
-        elif dataclasses.is_dataclass(item):
-            yield from (field for field in vars(item).values() if isinstance(field, np.ndarray))
+        elif is_dataclass(item):
+            yield from (member for member in vars(item).values() if isinstance(member, np.ndarray))
 
 
 def _by_timing(what, key, derive):

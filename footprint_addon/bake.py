@@ -17,16 +17,13 @@ from ..solver import biped
 from ..solver.orientation import rotation_matrices
 from ..solver.track import frame_count
 from ..solver.transforms import quaternion_from_matrix, rotation_z
-from . import animation, scene_clock, scene_io, solved
+from . import animation, ownership, scene_clock, scene_io, solved
 from . import terrain as terrain_module
 from .rigs import bind
 
+
 class BakeError(ValueError):
     """The rig cannot take the bake as it is set up (the message says what to change)."""
-
-
-TRACK_KEY = "footprint_track"  # custom property on the actions a bake makes: the track they came from
-RIG_KEY = "footprint_rig"
 
 
 def frame_times(scene, schedule_start, schedule_end):
@@ -167,16 +164,16 @@ def bake(context, coll, rig, progress=None):
     channels = control_channels(binding, motion)
     progress(0.7)
     # Everything is computed: now write the new action and swap it for this track's previous bake.
+    ownership.follow_rename(coll)
     writer = write_action(rig, binding, f"{coll.name} ({rig.name})", frames, channels)
-    writer.action[TRACK_KEY] = coll.name
-    writer.action[RIG_KEY] = rig.name
+    writer.action[ownership.BAKE_KEY] = coll.name
     progress(0.9)
 
-    def earlier_bake(action):
-        return action != writer.action and action.get(TRACK_KEY) == coll.name and action.get(RIG_KEY) == rig.name
+    def earlier_bake(action):  # among this rig's strips (by the track's name only: the rig may be renamed)
+        return action != writer.action and action.get(ownership.BAKE_KEY) == coll.name
 
-    _track, strip = animation.replace_strip(rig, writer, f"Footprints: {coll.name}", coll.name, frames[0],
-                                            context.view_layer, earlier_bake)
+    _track, strip = animation.replace_strip(rig, writer, ownership.BAKE_TRACK.format(coll.name), coll.name,
+                                            frames[0], context.view_layer, earlier_bake)
     remember(coll, rig, motion)
     progress(1.0)
     return strip, motion

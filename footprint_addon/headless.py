@@ -77,7 +77,7 @@ def summary(report, rig_report):
     text = f"non-physical force mean {report['non_physical_force']['mean']:.3f} body weight"
     warning = convergence_warning(report)
     if warning:
-        text += f" ({warning})"
+        text += f"; {warning[0].lower()}{warning[1:]}"
     if rig_report is not None:
         skate = ", ".join(f"{foot} {value * 1000:.2f} mm" for foot, value in rig_report["ball_skate"].items())
         text += (f"; ball skate on the rig {skate}; legs at most {max(rig_report['leg_extension'].values()):.1%} "

@@ -5,11 +5,10 @@ import bpy
 import numpy as np
 
 from ..solver.transforms import quaternion_from_matrix
-from . import animation, bake
+from . import animation, bake, ownership
 from .rigs import bind
 
 CONSTRAINT = "Footprint Preview"
-OWNER_KEY = "footprint_preview"  # on the preview collection, its empties and their actions: the track
 
 
 def preview_name(coll):
@@ -21,7 +20,7 @@ def _empty(name, coll, owner, size, parent=None):
     empty.empty_display_type = "ARROWS"
     empty.empty_display_size = size
     empty.rotation_mode = "QUATERNION"
-    empty[OWNER_KEY] = owner
+    empty[ownership.PREVIEW_KEY] = owner
     coll.objects.link(empty)
     empty.parent = parent
     return empty
@@ -30,7 +29,7 @@ def _empty(name, coll, owner, size, parent=None):
 def _keyed_empty(name, coll, owner, frames, rotations, positions, size):
     empty = _empty(name, coll, owner, size)
     writer = animation.ChannelWriter(f"{name} motion", empty)
-    writer.action[OWNER_KEY] = owner
+    writer.action[ownership.PREVIEW_KEY] = owner
     writer.write_transform("", frames, positions, quaternion_from_matrix(rotations))
     empty.animation_data_create().action = writer.action
     if writer.slot is not None:
@@ -56,12 +55,13 @@ def refresh(context, track, rig, previous=None, changed=None, signature=None):
     motion."""
     binding = bind(rig)
     frames, motion = bake.solve_for_rig(context, track, binding, previous, changed)
+    ownership.follow_rename(track)
     keys, body_offset = _keys(binding, motion, bake.world_rest(binding), track.name)
     empties = {name: bpy.data.objects.get(name) for name in keys}
-    done = all(e is not None and e.get(OWNER_KEY) == track.name and e.animation_data and e.animation_data.action
+    done = all(e is not None and e.get(ownership.PREVIEW_KEY) == track.name and e.animation_data and e.animation_data.action
                for e in empties.values())
     body = bpy.data.objects.get(f"{track.name} body")
-    done &= body is not None and body.get(OWNER_KEY) == track.name
+    done &= body is not None and body.get(ownership.PREVIEW_KEY) == track.name
     if done:
         if (np.asarray(body.location) - body_offset).any():  # the rig's rest changed
             body.location = body_offset
@@ -81,6 +81,7 @@ def add(context, track, rig):
     """Solve the track for the rig and add the preview; replaces this track's earlier preview."""
     binding = bind(rig)
     frames, motion = bake.solve_for_rig(context, track, binding)
+    ownership.follow_rename(track)
     keys, body_offset = _keys(binding, motion, bake.world_rest(binding), track.name)
     return _build(context, track, rig, binding, frames, motion, keys, body_offset)
 
@@ -88,7 +89,7 @@ def add(context, track, rig):
 def _build(context, track, rig, binding, frames, motion, keys, body_offset, signature=None):
     remove(track, rig)
     coll = bpy.data.collections.new(preview_name(track))
-    coll[OWNER_KEY] = track.name
+    coll[ownership.PREVIEW_KEY] = track.name
     context.scene.collection.children.link(coll)
     size = 0.25 * binding.character().leg_length_nominal
     com_name = f"{track.name} COM"
@@ -112,20 +113,21 @@ def _build(context, track, rig, binding, frames, motion, keys, body_offset, sign
 
 def remove(track, rig):
     """Remove the track's preview: its constraints on the rig, its empties, their actions, its collection."""
+    ownership.follow_rename(track)
     removed = False
     if rig is not None and rig.type == "ARMATURE":
         for pose_bone in rig.pose.bones:
             for constraint in list(pose_bone.constraints):
                 target = getattr(constraint, "target", None)
-                if constraint.name.startswith(CONSTRAINT) and target is not None and target.get(OWNER_KEY) == track.name:
+                if constraint.name.startswith(CONSTRAINT) and target is not None and target.get(ownership.PREVIEW_KEY) == track.name:
                     pose_bone.constraints.remove(constraint)
                     removed = True
-    for obj in [o for o in bpy.data.objects if o.get(OWNER_KEY) == track.name]:
+    for obj in [o for o in bpy.data.objects if o.get(ownership.PREVIEW_KEY) == track.name]:
         bpy.data.objects.remove(obj)
         removed = True
-    for action in [a for a in bpy.data.actions if a.get(OWNER_KEY) == track.name and a.users == 0]:
+    for action in [a for a in bpy.data.actions if a.get(ownership.PREVIEW_KEY) == track.name and a.users == 0]:
         bpy.data.actions.remove(action)
-    for coll in [c for c in bpy.data.collections if c.get(OWNER_KEY) == track.name]:
+    for coll in [c for c in bpy.data.collections if c.get(ownership.PREVIEW_KEY) == track.name]:
         bpy.data.collections.remove(coll)
         removed = True
     return removed

@@ -45,13 +45,12 @@ def bake_cycle(context, rig, params, in_place=True, attributes=None):
         for k in range(4):
             writer.write(f'pose.bones["{bone}"].rotation_quaternion', k, frames, quaternion[:, k], group=bone)
     writer.action[RUN_KEY] = mode
-    writer.action[bake.RIG_KEY] = rig.name
     if in_place:
         for fcurve in writer.fcurves:
             fcurve.modifiers.new("CYCLES")
 
-    def earlier(action):
-        return action != writer.action and action.get(RUN_KEY) == mode and action.get(bake.RIG_KEY) == rig.name
+    def earlier(action):  # among this rig's strips (whatever the rig's name now)
+        return action != writer.action and action.get(RUN_KEY) == mode
 
     _track, strip = animation.replace_strip(rig, writer, f"Footprints: run cycle ({mode})", name,
                                             int(scene.frame_start), context.view_layer, earlier)

@@ -11,7 +11,7 @@ from functools import lru_cache
 import numpy as np
 
 
-DENSE_LIMIT = 16  # below this many blocks one dense solve beats the reduction's numpy call count
+DENSE_LIMIT = 16  # up to this many blocks one dense solve beats the reduction's numpy call count
 
 
 def solve(diag, upper, rhs, shift=None):

@@ -829,22 +829,50 @@ def test_an_invalid_live_edit_keeps_the_last_preview_and_says_why(addon, rig_sce
 
 def test_a_track_renamed_mid_drag_is_still_re_solved(addon, rig_scene):
     """The live update keeps edited tracks, and why their re-solve failed, by the collection itself: a
-    rename between the edit and the re-solve (or a failed one and the Rig panel's next draw) loses neither."""
+    rename between the edit and the re-solve loses neither, and the preview follows the rename (it was
+    built again next to the old one, which Remove Preview then could not find)."""
     live = sys.modules[f"{addon}.footprint_addon.live"]
     solved = sys.modules[f"{addon}.footprint_addon.solved"]
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
     live.flush(bpy.context)
     coll = bpy.context.scene.footprint.active_track
+    constraints = sum(len(bone.constraints) for bone in rig_scene.pose.bones)
     objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
     objs[2].location.x += 0.02
     bpy.context.view_layer.update()
     coll.name = "renamed"
     assert live.flush(bpy.context) == 1 and solved.previewed_signature(coll) == solved.signature(coll)
+    previews = [c.name for c in bpy.data.collections if c.get("footprint_preview")]
+    assert previews == ["renamed preview"] and bpy.data.objects.get("renamed COM") is not None
+    assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints
     objs[2].footprint.contact = objs[0].footprint.contact + 0.05  # overlaps: refused
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 0
     coll.name = "renamed again"
     assert "touches down" in live.errors[coll.session_uid]
+    assert bpy.ops.footprint.preview(rig="rig", remove=True) == {"FINISHED"}
+    assert not [c for c in bpy.data.collections if c.get("footprint_preview")]
+    assert not [o for o in bpy.data.objects if o.get("footprint_preview")]
+    assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints - 6
+
+
+def test_a_renamed_track_or_rig_re_bakes_in_place_and_a_copied_track_owns_nothing(addon, rig_scene):
+    """Re-baking after renaming the track or the rig replaces the earlier bake (a second strip was added);
+    a copy of the track (its settings copied too) bakes beside it, leaving the original's bake alone."""
+    coll = bpy.context.scene.footprint.active_track
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    coll.name = "walk"
+    rig_scene.name = "hero"
+    assert bpy.ops.footprint.bake(rig="hero") == {"FINISHED"}
+    anim = rig_scene.animation_data
+    assert [(t.name, [s.name for s in t.strips]) for t in anim.nla_tracks] == [("Footprints: walk", ["walk"])]
+    assert [a.get("footprint_track") for a in bpy.data.actions if a.get("footprint_track")] == ["walk"]
+    copy = coll.copy()
+    bpy.context.scene.collection.children.link(copy)
+    bpy.context.scene.footprint.active_track = copy
+    assert bpy.ops.footprint.bake(rig="hero") == {"FINISHED"}
+    assert [t.name for t in anim.nla_tracks] == ["Footprints: walk", f"Footprints: {copy.name}"]
+    assert coll.footprint_track.owner == "walk" and copy.footprint_track.owner == copy.name
 
 
 def test_the_scene_rate_counts_its_fps_base(addon, rig_scene):

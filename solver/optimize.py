@@ -117,8 +117,10 @@ def greedy_descent(problem: Problem, free=None, scales=GREEDY_SCALES, max_sweeps
 
     evaluations = 0
     sweeps = 0
+    converged = True  # every scale ended on a sweep that changed nothing
     for scale in scales:
         deltas = np.array([scale] * 3 + [scale / mean_duration] * 3)
+        improved = True
         for _ in range(max_sweeps):
             sweeps += 1
             improved = False
@@ -141,4 +143,6 @@ def greedy_descent(problem: Problem, free=None, scales=GREEDY_SCALES, max_sweeps
                             break
             if not improved:
                 break
-    return OptimizeResult(free, problem.energy_terms(free)["total"], sweeps, evaluations, np.ones(problem.n_tracks, dtype=bool))
+        converged &= not improved
+    return OptimizeResult(free, problem.energy_terms(free)["total"], sweeps, evaluations,
+                          np.full(problem.n_tracks, converged))

@@ -828,6 +828,27 @@ def test_an_invalid_live_edit_keeps_the_last_preview_and_says_why(addon, rig_sce
     assert live.flush(bpy.context) == 1 and solved.last_motion(coll) is not good
 
 
+def test_an_unconverged_solve_warns_from_the_operators(addon, rig_scene, monkeypatch, capfd):
+    """With the optimiser cut short, Preview and Bake still do their work but warn (Blender prints an
+    operator's reports in the background), and the Rig panel's first report line says so."""
+    optimize = sys.modules[f"{addon}.solver.optimize"]
+    biped = sys.modules[f"{addon}.solver.biped"]
+    monkeypatch.setitem(biped.METHODS, "lm", lambda problem, *start: optimize.levenberg_marquardt(
+        problem, *start, max_iterations=3))
+    capfd.readouterr()
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    printed = capfd.readouterr()
+    text = printed.out + printed.err
+    warned = [line for line in text.splitlines() if line.startswith("Warning: ")]
+    assert [line.split(":")[1].split()[0] for line in warned] == ["Previewing", "Baked"]
+    assert all(line.endswith("Optimiser stopped after 3 iterations, not converged: the motion may be off its "
+                             "optimum") for line in warned)
+    panels = sys.modules[f"{addon}.footprint_addon.ui.panels"]
+    settings = bpy.context.scene.footprint.active_track.footprint_track
+    assert panels.report_lines(settings.last_report)[0] == "Optimiser stopped after 3 iterations, not converged"
+
+
 def test_a_track_renamed_mid_drag_is_still_re_solved(addon, rig_scene):
     """The live update keeps edited tracks, and why their re-solve failed, by the collection itself: a
     rename between the edit and the re-solve loses neither, and the preview follows the rename (it was

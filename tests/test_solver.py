@@ -711,6 +711,9 @@ def test_an_unconverged_solve_says_so(monkeypatch):
     report = biped.solve(track("fig1")).report
     assert not report["optimizer"]["converged"]
     assert motion_module.convergence_warning(report) == "Optimiser stopped after 2 iterations, not converged"
+    greedy = optimize.greedy_descent(Problem([(track("straight_walk"),) + biped.resolve(track("straight_walk"))]),
+                                     max_sweeps=1)
+    assert not greedy.converged.any()  # its sweeps were cut short too
     # Solved together, each track says whether it converged itself (the walk does in 11 iterations).
     monkeypatch.setitem(biped.METHODS, "lm", lambda problem, *start: optimize.levenberg_marquardt(
         problem, *start, max_iterations=14))

@@ -164,13 +164,12 @@ def bake(context, coll, rig, progress=None):
     channels = control_channels(binding, motion)
     progress(0.7)
     # Everything is computed: now write the new action and swap it for this track's previous bake.
-    ownership.follow_rename(coll)
     writer = write_action(rig, binding, f"{coll.name} ({rig.name})", frames, channels)
-    writer.action[ownership.BAKE_KEY] = coll.name
+    writer.action[ownership.BAKE_KEY] = coll
     progress(0.9)
 
-    def earlier_bake(action):  # among this rig's strips (by the track's name only: the rig may be renamed)
-        return action != writer.action and action.get(ownership.BAKE_KEY) == coll.name
+    def earlier_bake(action):  # this track's, among this rig's strips
+        return action != writer.action and ownership.owned(action, ownership.BAKE_KEY, coll)
 
     _track, strip = animation.replace_strip(rig, writer, ownership.BAKE_TRACK.format(coll.name), coll.name,
                                             frames[0], context.view_layer, earlier_bake)

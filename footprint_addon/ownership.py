@@ -1,45 +1,19 @@
-"""What the tool makes for a track (its preview: collection, empties and their actions; its bakes: actions in
-NLA strips) carries the track's name. After the track is renamed, those follow: they are renamed with it the
-next time the tool works on the track, so re-baking or re-previewing replaces them and Remove Preview finds
-them, instead of leaving them behind next to new ones."""
+"""Whose is it: what the tool makes for a track (its preview: a collection, empties and their actions; its
+bakes: actions in NLA strips) points back at the track's collection itself through a custom property. Not
+its name: after a rename, a copy of the track, or a name handed on to another track, a re-preview or a
+re-bake must still replace exactly what it made before (with names, it built a second preview beside the
+first or took over another track's). Data from earlier versions carries the track's name instead and is
+recognised by it."""
 
-import bpy
-
-PREVIEW_KEY = "footprint_preview"  # on a preview's collection, empties and their actions: the track's name
-BAKE_KEY = "footprint_track"  # on the actions a bake makes: the track's name
-BAKE_TRACK = "Footprints: {}"  # the NLA track a bake's strip goes on, and the strip is named after the track
-
-
-def follow_rename(coll):
-    """The track's name, after renaming what the tool made for it under its previous name, if it had one.
-    Not when another track has that name: this one is then a copy of it (a duplicated collection keeps
-    the settings), and what carries the name is the other's."""
-    settings = coll.footprint_track
-    old, new = settings.owner, coll.name
-    if old and old != new and not any(c.footprint_track.is_track and c.name == old for c in bpy.data.collections):
-        _rename(old, new)
-    if settings.owner != new:
-        settings.owner = new
-    return new
+PREVIEW_KEY = "footprint_preview"  # on a preview's collection, empties and their actions: the track
+BAKE_KEY = "footprint_track"  # on the actions a bake makes: the track
+ROLE_KEY = "footprint_role"  # on a preview's empties: which target it is ("COM", "body", "IK L", ...)
+BAKE_TRACK = "Footprints: {}"  # the NLA track of a track's bakes, after the track's name
 
 
-def _rename(old, new):
-    prefix = f"{old} "
-    for blocks in (bpy.data.collections, bpy.data.objects, bpy.data.actions):
-        for block in blocks:
-            if block.get(PREVIEW_KEY) == old:
-                block[PREVIEW_KEY] = new
-                if block.name.startswith(prefix):
-                    block.name = f"{new} {block.name[len(prefix):]}"
-    for action in bpy.data.actions:
-        if action.get(BAKE_KEY) == old:
-            action[BAKE_KEY] = new
-            if action.name.startswith(prefix):
-                action.name = f"{new} {action.name[len(prefix):]}"
-    for obj in bpy.data.objects:
-        for track in obj.animation_data.nla_tracks if obj.animation_data else ():
-            if track.name == BAKE_TRACK.format(old):
-                track.name = BAKE_TRACK.format(new)
-                for strip in track.strips:
-                    if strip.name == old:
-                        strip.name = new
+def owned(block, key, coll):
+    """Whether the block was made for the track coll (under key)."""
+    value = block.get(key)
+    if isinstance(value, str):  # an earlier version's: the track's name
+        return value == coll.name
+    return value is not None and value == coll

@@ -15,21 +15,22 @@ def preview_name(coll):
     return f"{coll.name} preview"
 
 
-def _empty(name, coll, owner, size, parent=None):
-    empty = bpy.data.objects.new(name, None)
+def _empty(role, coll, track, size, parent=None):
+    empty = bpy.data.objects.new(f"{track.name} {role}", None)
     empty.empty_display_type = "ARROWS"
     empty.empty_display_size = size
     empty.rotation_mode = "QUATERNION"
-    empty[ownership.PREVIEW_KEY] = owner
+    empty[ownership.PREVIEW_KEY] = track
+    empty[ownership.ROLE_KEY] = role
     coll.objects.link(empty)
     empty.parent = parent
     return empty
 
 
-def _keyed_empty(name, coll, owner, frames, rotations, positions, size):
-    empty = _empty(name, coll, owner, size)
-    writer = animation.ChannelWriter(f"{name} motion", empty)
-    writer.action[ownership.PREVIEW_KEY] = owner
+def _keyed_empty(role, coll, track, frames, rotations, positions, size):
+    empty = _empty(role, coll, track, size)
+    writer = animation.ChannelWriter(f"{empty.name} motion", empty)
+    writer.action[ownership.PREVIEW_KEY] = track
     writer.write_transform("", frames, positions, quaternion_from_matrix(rotations))
     empty.animation_data_create().action = writer.action
     if writer.slot is not None:
@@ -37,15 +38,20 @@ def _keyed_empty(name, coll, owner, frames, rotations, positions, size):
     return empty
 
 
-def _keys(binding, motion, rest, track_name):
-    """What each animated preview empty is keyed with: {empty name: (rotations (N, 3, 3), positions (N, 3))},
-    and the body control's fixed offset from the COM in the COM empty's frame."""
+def _keys(binding, motion, rest):
+    """What each animated preview empty is keyed with: {role: (rotations (N, 3, 3), positions (N, 3))}, and
+    the body control's fixed offset from the COM in the COM empty's frame."""
     targets = bake.bone_targets(binding, motion, rest)
     body_rot, body_pos = targets[binding.body]
-    keys = {f"{track_name} COM": (body_rot, motion.com)}
+    keys = {"COM": (body_rot, motion.com)}
     for foot, bone in binding.feet.items():
-        keys[f"{track_name} IK {foot}"] = targets[bone]
+        keys[f"IK {foot}"] = targets[bone]
     return keys, body_rot[0].T @ (body_pos[0] - motion.com[0])  # the same at every frame: a rest offset
+
+
+def _preview_of(track):
+    """The track's preview collection, or None."""
+    return next((c for c in bpy.data.collections if ownership.owned(c, ownership.PREVIEW_KEY, track)), None)
 
 
 def refresh(context, track, rig, previous=None, changed=None, signature=None):
@@ -55,52 +61,60 @@ def refresh(context, track, rig, previous=None, changed=None, signature=None):
     motion."""
     binding = bind(rig)
     frames, motion = bake.solve_for_rig(context, track, binding, previous, changed)
-    ownership.follow_rename(track)
-    keys, body_offset = _keys(binding, motion, bake.world_rest(binding), track.name)
-    empties = {name: bpy.data.objects.get(name) for name in keys}
-    done = all(e is not None and e.get(ownership.PREVIEW_KEY) == track.name and e.animation_data and e.animation_data.action
-               for e in empties.values())
-    body = bpy.data.objects.get(f"{track.name} body")
-    done &= body is not None and body.get(ownership.PREVIEW_KEY) == track.name
+    keys, body_offset = _keys(binding, motion, bake.world_rest(binding))
+    coll = _preview_of(track)
+    empties = {e.get(ownership.ROLE_KEY): e for e in coll.objects} if coll is not None else {}
+    done = all(empties.get(role) is not None and empties[role].animation_data and empties[role].animation_data.action
+               for role in keys)
+    body = empties.get("body")
+    done &= body is not None
     if done:
+        _follow_name(track, coll, empties)
         if (np.asarray(body.location) - body_offset).any():  # the rig's rest changed
             body.location = body_offset
-        for name, (rotations, positions) in keys.items():
-            done = animation.rewrite_transform(empties[name].animation_data.action, frames, positions,
+        for role, (rotations, positions) in keys.items():
+            done = animation.rewrite_transform(empties[role].animation_data.action, frames, positions,
                                                quaternion_from_matrix(rotations))
             if not done:
                 break
-            animation.tag_rewritten(empties[name])
+            animation.tag_rewritten(empties[role])
     if not done:
         return _build(context, track, rig, binding, frames, motion, keys, body_offset, signature)[1]
     bake.remember(track, rig, motion, previewed=True, signature=signature)
     return motion
 
 
+def _follow_name(track, coll, empties):
+    """After the track was renamed, its preview's collection and empties take the new name (where free)."""
+    if coll.name != preview_name(track) and preview_name(track) not in bpy.data.collections:
+        coll.name = preview_name(track)
+    for role, empty in empties.items():
+        wanted = f"{track.name} {role}"
+        if role is not None and empty.name != wanted and wanted not in bpy.data.objects:
+            empty.name = wanted
+
+
 def add(context, track, rig):
     """Solve the track for the rig and add the preview; replaces this track's earlier preview."""
     binding = bind(rig)
     frames, motion = bake.solve_for_rig(context, track, binding)
-    ownership.follow_rename(track)
-    keys, body_offset = _keys(binding, motion, bake.world_rest(binding), track.name)
+    keys, body_offset = _keys(binding, motion, bake.world_rest(binding))
     return _build(context, track, rig, binding, frames, motion, keys, body_offset)
 
 
 def _build(context, track, rig, binding, frames, motion, keys, body_offset, signature=None):
     remove(track, rig)
     coll = bpy.data.collections.new(preview_name(track))
-    coll[ownership.PREVIEW_KEY] = track.name
+    coll[ownership.PREVIEW_KEY] = track
     context.scene.collection.children.link(coll)
     size = 0.25 * binding.character().leg_length_nominal
-    com_name = f"{track.name} COM"
-    com = _keyed_empty(com_name, coll, track.name, frames, *keys[com_name], size)
+    com = _keyed_empty("COM", coll, track, frames, *keys["COM"], size)
     # The body control hangs off the COM by its rest offset (zero for Rigify's torso): not animated.
-    body = _empty(f"{track.name} body", coll, track.name, size, parent=com)
+    body = _empty("body", coll, track, size, parent=com)
     body.location = body_offset
     followers = {binding.body: body}
     for foot, bone in binding.feet.items():
-        name = f"{track.name} IK {foot}"
-        followers[bone] = _keyed_empty(name, coll, track.name, frames, *keys[name], size)
+        followers[bone] = _keyed_empty(f"IK {foot}", coll, track, frames, *keys[f"IK {foot}"], size)
     for bone, empty in followers.items():
         pose_bone = rig.pose.bones[bone]
         for kind in ("COPY_LOCATION", "COPY_ROTATION"):
@@ -113,21 +127,23 @@ def _build(context, track, rig, binding, frames, motion, keys, body_offset, sign
 
 def remove(track, rig):
     """Remove the track's preview: its constraints on the rig, its empties, their actions, its collection."""
-    ownership.follow_rename(track)
+    def ours(block):
+        return ownership.owned(block, ownership.PREVIEW_KEY, track)
+
     removed = False
     if rig is not None and rig.type == "ARMATURE":
         for pose_bone in rig.pose.bones:
             for constraint in list(pose_bone.constraints):
                 target = getattr(constraint, "target", None)
-                if constraint.name.startswith(CONSTRAINT) and target is not None and target.get(ownership.PREVIEW_KEY) == track.name:
+                if constraint.name.startswith(CONSTRAINT) and target is not None and ours(target):
                     pose_bone.constraints.remove(constraint)
                     removed = True
-    for obj in [o for o in bpy.data.objects if o.get(ownership.PREVIEW_KEY) == track.name]:
+    for obj in [o for o in bpy.data.objects if ours(o)]:
         bpy.data.objects.remove(obj)
         removed = True
-    for action in [a for a in bpy.data.actions if a.get(ownership.PREVIEW_KEY) == track.name and a.users == 0]:
+    for action in [a for a in bpy.data.actions if ours(a) and a.users == 0]:
         bpy.data.actions.remove(action)
-    for coll in [c for c in bpy.data.collections if c.get(ownership.PREVIEW_KEY) == track.name]:
+    for coll in [c for c in bpy.data.collections if ours(c)]:
         bpy.data.collections.remove(coll)
         removed = True
     return removed

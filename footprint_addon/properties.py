@@ -102,8 +102,6 @@ class TrackProperties(bpy.types.PropertyGroup):
                                 description="The quality report of the last bake or preview (JSON)")
     last_rig_report: StringProperty(name="Rig Quality Report", options={"HIDDEN"},
                                     description="Foot skate measured on the evaluated rig (JSON)")
-    owner: StringProperty(name="Owner Name", options={"HIDDEN"},
-                          description="The name the track's preview and bakes carry (ownership.py)")
 
 
 class SceneProperties(bpy.types.PropertyGroup):

@@ -28,6 +28,13 @@ def bake_module(addon):
     return sys.modules[f"{addon}.footprint_addon.bake"]
 
 
+def baked_for(action):
+    """The name of the track an action was baked for (it points at the track's collection; an earlier
+    version wrote the name itself), or None."""
+    track = action.get("footprint_track")
+    return track if track is None or isinstance(track, str) else track.name
+
+
 def fcurves(addon, action):
     """An action's F-curves on Blender 5.0 (its channelbag) and 4.2 (action.fcurves), as the extension reads them."""
     return sys.modules[f"{addon}.footprint_addon.animation"].action_fcurves(action)
@@ -82,7 +89,7 @@ def test_bake_keeps_stance_feet_still_and_body_on_the_com_path(addon, rig_scene)
     anim = rig_scene.animation_data
     assert [t.name for t in anim.nla_tracks] == ["Footprints: fig1"]
     strip = anim.nla_tracks[0].strips[0]
-    assert strip.name == "fig1" and strip.action.get("footprint_track") == "fig1"
+    assert strip.name == "fig1" and baked_for(strip.action) == "fig1"
     assert motion.report["non_physical_force"]["mean"] <= 0.05
     settings = bpy.context.scene.footprint.active_track.footprint_track
     assert settings.rig == rig_scene and json.loads(settings.last_report) == json.loads(json.dumps(motion.report))
@@ -126,7 +133,7 @@ def test_rebake_replaces_only_its_own_strip_and_undo_restores(addon, rig_scene):
     anim = bpy.data.objects["rig"].animation_data
     names = [t.name for t in anim.nla_tracks]
     assert names == ["Artist below", "Footprints: fig1", "Artist above"]  # the stack keeps its order
-    ours = [a for a in bpy.data.actions if a.get("footprint_track") == "fig1"]
+    ours = [a for a in bpy.data.actions if baked_for(a) == "fig1"]
     assert len(ours) == 1
     bpy.ops.ed.undo_push(message="rebake")
     bpy.ops.ed.undo()  # back to the first bake, with the artist's layer above it
@@ -135,7 +142,7 @@ def test_rebake_replaces_only_its_own_strip_and_undo_restores(addon, rig_scene):
     bpy.ops.ed.undo()  # back to before any bake
     anim = bpy.data.objects["rig"].animation_data
     assert [(t.name, [(s.name, s.action.name) for s in t.strips]) for t in anim.nla_tracks] == before
-    assert not [a for a in bpy.data.actions if a.get("footprint_track") == "fig1"]
+    assert not [a for a in bpy.data.actions if baked_for(a) == "fig1"]
 
 
 def test_rebake_next_to_another_tracks_bake_leaves_that_one_alone(addon, rig_scene):
@@ -161,9 +168,9 @@ def test_rebake_next_to_another_tracks_bake_leaves_that_one_alone(addon, rig_sce
     anim = bpy.data.objects["rig"].animation_data
     assert [t.name for t in anim.nla_tracks] == ["Footprints: fig1", "Footprints: straight_walk"]
     assert keys("straight_walk") == walk_before  # the other bake: same action, same keys
-    assert [a.get("footprint_track") for a in bpy.data.actions].count("fig1") == 1
-    assert [a.get("footprint_track") for a in bpy.data.actions].count("straight_walk") == 1
-    assert anim.nla_tracks["Footprints: fig1"].strips[0].action.get("footprint_track") == "fig1"
+    assert [baked_for(a) for a in bpy.data.actions].count("fig1") == 1
+    assert [baked_for(a) for a in bpy.data.actions].count("straight_walk") == 1
+    assert baked_for(anim.nla_tracks["Footprints: fig1"].strips[0].action) == "fig1"
 
 
 def test_foot_skate_is_measured_on_the_evaluated_rig(addon, rig_scene):
@@ -878,23 +885,40 @@ def test_a_track_renamed_mid_drag_is_still_re_solved(addon, rig_scene):
     assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints - 6
 
 
-def test_a_renamed_track_or_rig_re_bakes_in_place_and_a_copied_track_owns_nothing(addon, rig_scene):
-    """Re-baking after renaming the track or the rig replaces the earlier bake (a second strip was added);
-    a copy of the track (its settings copied too) bakes beside it, leaving the original's bake alone."""
-    coll = bpy.context.scene.footprint.active_track
+def test_a_renamed_track_or_rig_re_bakes_in_place_and_nothing_goes_by_name(addon, rig_scene):
+    """A bake or a preview points at its track's collection, not at its name. Rename the track and the rig,
+    copy the track (its settings come along) and give its old name to another track: the copy and the other
+    bake and preview beside it, and re-baking and re-previewing the renamed track replace its own (by name,
+    a second strip and preview were added, or the other track took them over). A bake of an earlier version
+    (the track's name on the action) is still replaced."""
+    fig1 = bpy.context.scene.footprint.active_track
     assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
-    coll.name = "walk"
-    rig_scene.name = "hero"
-    assert bpy.ops.footprint.bake(rig="hero") == {"FINISHED"}
     anim = rig_scene.animation_data
-    assert [(t.name, [s.name for s in t.strips]) for t in anim.nla_tracks] == [("Footprints: walk", ["walk"])]
-    assert [a.get("footprint_track") for a in bpy.data.actions if a.get("footprint_track")] == ["walk"]
-    copy = coll.copy()
+    anim.nla_tracks[0].strips[0].action["footprint_track"] = "fig1"  # as an earlier version wrote it
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    assert [(t.name, [s.name for s in t.strips]) for t in anim.nla_tracks] == [("Footprints: fig1", ["fig1"])]
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    constraints = sum(len(bone.constraints) for bone in rig_scene.pose.bones)  # with the preview's 6
+    fig1.name, rig_scene.name = "walk", "hero"
+    copy = fig1.copy()
     bpy.context.scene.collection.children.link(copy)
-    bpy.context.scene.footprint.active_track = copy
-    assert bpy.ops.footprint.bake(rig="hero") == {"FINISHED"}
-    assert [t.name for t in anim.nla_tracks] == ["Footprints: walk", f"Footprints: {copy.name}"]
-    assert coll.footprint_track.owner == "walk" and copy.footprint_track.owner == copy.name
+    assert bpy.ops.footprint.import_json(filepath=os.path.join(ROOT, "tests", "data", "straight_walk.json")) == {"FINISHED"}
+    other = bpy.context.scene.footprint.active_track
+    other.name = "fig1"  # the walk's old name, handed on
+    for track in (copy, other, fig1):
+        bpy.context.scene.footprint.active_track = track
+        assert bpy.ops.footprint.bake(rig="hero") == {"FINISHED"}
+        assert bpy.ops.footprint.preview(rig="hero") == {"FINISHED"}
+    tracks = {t.name: [baked_for(s.action) for s in t.strips] for t in anim.nla_tracks}
+    assert tracks == {"Footprints: walk": ["walk"], f"Footprints: {copy.name}": [copy.name], "Footprints: fig1": ["fig1"]}
+    assert [s.name for s in anim.nla_tracks["Footprints: walk"].strips] == ["walk"]
+    assert anim.nla_tracks[0].name == "Footprints: walk"  # in place: the first bake's track
+    assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints + 2 * 6  # three previews
+    bpy.context.scene.footprint.active_track = fig1
+    assert bpy.ops.footprint.preview(rig="hero", remove=True) == {"FINISHED"}
+    assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints + 6
+    previews = [c["footprint_preview"] for c in bpy.data.collections if c.get("footprint_preview")]
+    assert len(previews) == 2 and set(previews) == {copy, other}
 
 
 def test_the_scene_rate_counts_its_fps_base(addon, rig_scene):

@@ -106,7 +106,7 @@ def replace_strip(obj, writer, track_name, strip_name, start_frame, view_layer, 
     track = find_track(obj, predicate)
     if track is None:
         track = anim.nla_tracks.new()
-    track.name = track_name  # (again: what it bakes may have been renamed since)
+        track.name = track_name
     for strip in list(track.strips):
         action = strip.action
         if action is not None and predicate(action):

@@ -17,3 +17,8 @@ def owned(block, key, coll):
     if isinstance(value, str):  # an earlier version's: the track's name
         return value == coll.name
     return value is not None and value == coll
+
+
+def orphaned(block, key):
+    """Whether the block was made for a track since deleted (its pointer was cleared)."""
+    return key in block.keys() and block[key] is None

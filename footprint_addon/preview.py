@@ -49,9 +49,21 @@ def _keys(binding, motion, rest):
     return keys, body_rot[0].T @ (body_pos[0] - motion.com[0])  # the same at every frame: a rest offset
 
 
-def _preview_of(track):
-    """The track's preview collection, or None."""
-    return next((c for c in bpy.data.collections if ownership.owned(c, ownership.PREVIEW_KEY, track)), None)
+def _followed(track, rig, binding):
+    """The empties the rig's preview constraints follow, by role: the body control's and the feet's
+    targets, and the COM the body hangs off. Found from the constraints themselves, so a copy of an empty
+    (Shift+D keeps its role and owner) is never the one rewritten."""
+    empties = {}
+    for bone in [binding.body, *binding.feet.values()]:
+        for constraint in rig.pose.bones[bone].constraints:
+            target = getattr(constraint, "target", None)
+            if (constraint.name.startswith(CONSTRAINT) and target is not None
+                    and ownership.owned(target, ownership.PREVIEW_KEY, track)):
+                empties[target.get(ownership.ROLE_KEY)] = target
+    body = empties.get("body")
+    if body is not None and body.parent is not None and body.parent.get(ownership.ROLE_KEY) == "COM":
+        empties["COM"] = body.parent
+    return empties
 
 
 def refresh(context, track, rig, previous=None, changed=None, signature=None):
@@ -62,14 +74,12 @@ def refresh(context, track, rig, previous=None, changed=None, signature=None):
     binding = bind(rig)
     frames, motion = bake.solve_for_rig(context, track, binding, previous, changed)
     keys, body_offset = _keys(binding, motion, bake.world_rest(binding))
-    coll = _preview_of(track)
-    empties = {e.get(ownership.ROLE_KEY): e for e in coll.objects} if coll is not None else {}
+    empties = _followed(track, rig, binding)
     done = all(empties.get(role) is not None and empties[role].animation_data and empties[role].animation_data.action
                for role in keys)
     body = empties.get("body")
     done &= body is not None
     if done:
-        _follow_name(track, coll, empties)
         if (np.asarray(body.location) - body_offset).any():  # the rig's rest changed
             body.location = body_offset
         for role, (rotations, positions) in keys.items():
@@ -82,16 +92,6 @@ def refresh(context, track, rig, previous=None, changed=None, signature=None):
         return _build(context, track, rig, binding, frames, motion, keys, body_offset, signature)[1]
     bake.remember(track, rig, motion, previewed=True, signature=signature)
     return motion
-
-
-def _follow_name(track, coll, empties):
-    """After the track was renamed, its preview's collection and empties take the new name (where free)."""
-    if coll.name != preview_name(track) and preview_name(track) not in bpy.data.collections:
-        coll.name = preview_name(track)
-    for role, empty in empties.items():
-        wanted = f"{track.name} {role}"
-        if role is not None and empty.name != wanted and wanted not in bpy.data.objects:
-            empty.name = wanted
 
 
 def add(context, track, rig):
@@ -126,16 +126,18 @@ def _build(context, track, rig, binding, frames, motion, keys, body_offset, sign
 
 
 def remove(track, rig):
-    """Remove the track's preview: its constraints on the rig, its empties, their actions, its collection."""
+    """Remove the track's preview: its constraints on the rig, its empties, their actions, its collection;
+    and what is left of the previews of tracks since deleted (their constraints would drive the rig on)."""
     def ours(block):
-        return ownership.owned(block, ownership.PREVIEW_KEY, track)
+        return (ownership.owned(block, ownership.PREVIEW_KEY, track)
+                or ownership.orphaned(block, ownership.PREVIEW_KEY))
 
     removed = False
     if rig is not None and rig.type == "ARMATURE":
         for pose_bone in rig.pose.bones:
             for constraint in list(pose_bone.constraints):
                 target = getattr(constraint, "target", None)
-                if constraint.name.startswith(CONSTRAINT) and target is not None and ours(target):
+                if constraint.name.startswith(CONSTRAINT) and (target is None or ours(target)):
                     pose_bone.constraints.remove(constraint)
                     removed = True
     for obj in [o for o in bpy.data.objects if ours(o)]:

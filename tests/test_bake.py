@@ -871,8 +871,7 @@ def test_a_track_renamed_mid_drag_is_still_re_solved(addon, rig_scene):
     bpy.context.view_layer.update()
     coll.name = "renamed"
     assert live.flush(bpy.context) == 1 and solved.previewed_signature(coll) == solved.signature(coll)
-    previews = [c.name for c in bpy.data.collections if c.get("footprint_preview")]
-    assert previews == ["renamed preview"] and bpy.data.objects.get("renamed COM") is not None
+    assert [c["footprint_preview"] for c in bpy.data.collections if c.get("footprint_preview")] == [coll]
     assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints
     objs[2].footprint.contact = objs[0].footprint.contact + 0.05  # overlaps: refused
     bpy.context.view_layer.update()
@@ -909,16 +908,46 @@ def test_a_renamed_track_or_rig_re_bakes_in_place_and_nothing_goes_by_name(addon
         bpy.context.scene.footprint.active_track = track
         assert bpy.ops.footprint.bake(rig="hero") == {"FINISHED"}
         assert bpy.ops.footprint.preview(rig="hero") == {"FINISHED"}
-    tracks = {t.name: [baked_for(s.action) for s in t.strips] for t in anim.nla_tracks}
-    assert tracks == {"Footprints: walk": ["walk"], f"Footprints: {copy.name}": [copy.name], "Footprints: fig1": ["fig1"]}
-    assert [s.name for s in anim.nla_tracks["Footprints: walk"].strips] == ["walk"]
-    assert anim.nla_tracks[0].name == "Footprints: walk"  # in place: the first bake's track
+    # One NLA track each, the renamed track's bake in place in the first (its name the artist's to change).
+    assert [[baked_for(s.action) for s in t.strips] for t in anim.nla_tracks] == [["walk"], [copy.name], ["fig1"]]
     assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints + 2 * 6  # three previews
     bpy.context.scene.footprint.active_track = fig1
     assert bpy.ops.footprint.preview(rig="hero", remove=True) == {"FINISHED"}
     assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints + 6
     previews = [c["footprint_preview"] for c in bpy.data.collections if c.get("footprint_preview")]
     assert len(previews) == 2 and set(previews) == {copy, other}
+
+
+def test_a_preview_ignores_copies_of_its_empties_and_clears_what_deleted_tracks_left(addon, rig_scene):
+    """A copy of a preview empty (Shift+D copies its action too) is not what a live re-solve rewrites: the
+    empty the rig follows is. A deleted track's preview would drive the rig on: the next preview or Remove
+    Preview on that rig takes it away, constraints included; its bake stays (it is animation)."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    live.flush(bpy.context)
+    coll = bpy.context.scene.footprint.active_track
+    com = next(o for o in bpy.data.objects if o.get("footprint_role") == "COM")
+    copy = com.copy()
+    copy.animation_data.action = com.animation_data.action.copy()
+    coll_preview = com.users_collection[0]
+    coll_preview.objects.link(copy)
+    before = [tuple(k.co) for fc in fcurves(addon, com.animation_data.action) for k in fc.keyframe_points]
+    objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    objs[5].location.x += 0.05
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1
+    after = [tuple(k.co) for fc in fcurves(addon, com.animation_data.action) for k in fc.keyframe_points]
+    assert before != after  # the followed COM was rewritten
+    constraints = sum(len(bone.constraints) for bone in rig_scene.pose.bones)
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    bpy.data.collections.remove(coll)
+    assert bpy.ops.footprint.import_json(filepath=FIG1) == {"FINISHED"}
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}  # the new track's, replacing the orphan
+    assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints
+    assert bpy.ops.footprint.preview(rig="rig", remove=True) == {"FINISHED"}
+    assert not [o for o in bpy.data.objects if "footprint_preview" in o.keys()]
+    assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints - 6
+    assert len(rig_scene.animation_data.nla_tracks) == 1  # the deleted track's bake
 
 
 def test_the_scene_rate_counts_its_fps_base(addon, rig_scene):

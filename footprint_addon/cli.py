@@ -8,7 +8,7 @@ import bpy
 
 from ..solver import biped
 from ..solver.errors import FootprintError
-from ..solver.motion import convergence_warning
+from ..solver.motion import report_warnings
 from ..solver.track import load_track
 from .files import write_atomically
 
@@ -39,8 +39,7 @@ def _solve(args):
     print(f"solve: {len(track)} footprints -> {len(motion.times)} samples at {args.fps:g} fps in "
           f"{motion.solve_seconds * 1e3:.1f} ms; non-physical force mean "
           f"{report['non_physical_force']['mean']:.3f} of body weight; wrote {args.output}")
-    warning = convergence_warning(report)
-    if warning:
+    for warning in report_warnings(report):
         print(f"solve: warning: {warning}", file=sys.stderr)
     return 0
 

@@ -7,7 +7,7 @@ import os
 import bpy
 
 from ..solver.errors import FootprintError
-from ..solver.motion import convergence_warning
+from ..solver.motion import report_warnings
 from . import bake, rig_quality
 from .rigs import MissingBonesError
 
@@ -75,8 +75,7 @@ def summary(report, rig_report):
     """One line: the solver's non-physical force and, when measured, on the rig: the skate, how straight
     the legs get and how deep the feet sink."""
     text = f"non-physical force mean {report['non_physical_force']['mean']:.3f} body weight"
-    warning = convergence_warning(report)
-    if warning:
+    for warning in report_warnings(report):
         text += f"; {warning[0].lower()}{warning[1:]}"
     if rig_report is not None:
         skate = ", ".join(f"{foot} {value * 1000:.2f} mm" for foot, value in rig_report["ball_skate"].items())

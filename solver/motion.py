@@ -154,13 +154,22 @@ def quality_report(motion: Motion, schedule, measures, clearance_required) -> di
     }
 
 
-def convergence_warning(report) -> str | None:
-    """A short line for the artist when the optimiser stopped at its iteration cap before converging (the
-    motion may be visibly off its optimum), else None."""
+REACH_SLACK = 0.001  # metres past l_max a stance leg may reach before the report warns
+
+
+def report_warnings(report) -> list:
+    """Short lines for the artist about what the motion could not do: the optimiser stopped at its
+    iteration cap before converging (the motion may be visibly off its optimum); a stance leg reaches past
+    l_max (footprints too far apart, or too high, for the character's legs)."""
+    warnings = []
     optimizer = report.get("optimizer")
-    if optimizer is None or optimizer["converged"]:
-        return None
-    return f"Optimiser stopped after {optimizer['iterations']} iterations, not converged"
+    if optimizer is not None and not optimizer["converged"]:
+        warnings.append(f"Optimiser stopped after {optimizer['iterations']} iterations, not converged")
+    for foot, leg in report["leg_length"].items():
+        if leg["max"] is not None and leg["max"] > leg["max_allowed"] + REACH_SLACK:
+            warnings.append(f"Leg {foot} reaches {leg['max']:.3f} m standing, past its {leg['max_allowed']:.3f}: "
+                            "footprints too far apart for the character")
+    return warnings
 
 
 def _depth_below_ground(motion, schedule, terrain, half):

@@ -849,8 +849,7 @@ def test_an_unconverged_solve_warns_from_the_operators(addon, rig_scene, monkeyp
     text = printed.out + printed.err
     warned = [line for line in text.splitlines() if line.startswith("Warning: ")]
     assert [line.split(":")[1].split()[0] for line in warned] == ["Previewing", "Baked"]
-    assert all(line.endswith("Optimiser stopped after 3 iterations, not converged: the motion may be off its "
-                             "optimum") for line in warned)
+    assert all(". Optimiser stopped after 3 iterations, not converged" in line for line in warned)
     panels = sys.modules[f"{addon}.footprint_addon.ui.panels"]
     settings = bpy.context.scene.footprint.active_track.footprint_track
     assert panels.report_lines(settings.last_report)[0] == "Optimiser stopped after 3 iterations, not converged"

@@ -702,15 +702,22 @@ def test_an_edit_of_a_long_track_re_optimises_only_its_window():
     assert np.abs(part.com - whole.com).max() < 0.01
 
 
-def test_an_unconverged_solve_says_so(monkeypatch):
-    """A solve that stops at its iteration cap before converging carries a warning for the artist; a
-    converged one none."""
-    assert motion_module.convergence_warning(biped.solve(track("fig1")).report) is None
+def test_the_report_warns_of_what_the_motion_could_not_do(monkeypatch):
+    """A solve that stops at its iteration cap before converging, or whose stance legs must reach past
+    l_max (footprints too far apart for the character), carries a warning for the artist; Fig. 1 none."""
+    assert motion_module.report_warnings(biped.solve(track("fig1")).report) == []
+    steps = 6
+    contact = 0.5 * np.arange(steps)
+    strides = make_track(["L", "R"] * (steps // 2), [((-0.05, 0.05)[i % 2], 0.5 * i, 0.0) for i in range(steps)],
+                         np.zeros(steps), contact, contact + 0.6, character={"preset": "bird"})  # 0.5 m steps
+    warnings = motion_module.report_warnings(biped.solve(strides).report)
+    assert [w.split(" reaches ")[0] for w in warnings] == ["Leg L", "Leg R"]
+    assert all(w.endswith("past its 0.310: footprints too far apart for the character") for w in warnings)
     monkeypatch.setitem(biped.METHODS, "lm", lambda problem, *start: optimize.levenberg_marquardt(
         problem, *start, max_iterations=2))
     report = biped.solve(track("fig1")).report
     assert not report["optimizer"]["converged"]
-    assert motion_module.convergence_warning(report) == "Optimiser stopped after 2 iterations, not converged"
+    assert motion_module.report_warnings(report)[0] == "Optimiser stopped after 2 iterations, not converged"
     greedy = optimize.greedy_descent(Problem([(track("straight_walk"),) + biped.resolve(track("straight_walk"))]),
                                      max_sweeps=1)
     assert not greedy.converged.any()  # its sweeps were cut short too

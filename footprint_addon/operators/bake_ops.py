@@ -4,7 +4,7 @@ import bpy
 from bpy.props import StringProperty
 
 from ...solver import running
-from ...solver.motion import convergence_warning
+from ...solver.motion import report_warnings
 from .. import bake, preview, rig_quality, running_bake
 from ..rigs import MissingBonesError, leg_ik
 from .common import USER_ERRORS, OnActiveTrack
@@ -51,18 +51,17 @@ class FOOTPRINT_OT_bake(OnTrackAndRig, bpy.types.Operator):
         finally:
             wm.progress_end()
         report = motion.report
-        self.report(*_with_convergence(report, f"Baked {coll.name!r} onto {rig.name} (strip {strip.name!r}, "
+        self.report(*_with_warnings(report, f"Baked {coll.name!r} onto {rig.name} (strip {strip.name!r}, "
                                                f"frames {strip.frame_start:.0f}-{strip.frame_end:.0f}); "
                                                f"non-physical force mean "
                                                f"{report['non_physical_force']['mean']:.3f} body weight"))
         return {"FINISHED"}
 
 
-def _with_convergence(report, message):
-    """The operator's report: information, or a warning when the optimiser did not converge."""
-    warning = convergence_warning(report)
-    return ({"INFO"}, message) if warning is None else ({"WARNING"}, f"{message}. {warning}: the motion may be "
-                                                                     "off its optimum")
+def _with_warnings(report, message):
+    """The operator's report: information, or a warning when the motion could not do all it should."""
+    warnings = report_warnings(report)
+    return ({"INFO"}, message) if not warnings else ({"WARNING"}, ". ".join([message, *warnings]))
 
 
 class FOOTPRINT_OT_measure_rig(OnTrackAndRig, bpy.types.Operator):
@@ -130,7 +129,7 @@ class FOOTPRINT_OT_preview(OnTrackAndRig, bpy.types.Operator):
         except BAKE_ERRORS as exc:
             self.report({"ERROR"}, f"{exc}: nothing added")
             return {"CANCELLED"}
-        self.report(*_with_convergence(motion.report, f"Previewing {coll.name!r} on {rig.name}: non-physical "
+        self.report(*_with_warnings(motion.report, f"Previewing {coll.name!r} on {rig.name}: non-physical "
                                                       f"force mean {motion.report['non_physical_force']['mean']:.3f} "
                                                       "body weight"))
         return {"FINISHED"}

@@ -5,7 +5,7 @@ import json
 import bpy
 
 from ...solver.errors import FootprintError
-from ...solver.motion import convergence_warning
+from ...solver.motion import report_warnings
 from .. import live, scene_io
 
 MAX_INTERVAL_ROWS = 12
@@ -103,8 +103,7 @@ def report_lines(text):
         return []
     report = json.loads(text)
     force = report["non_physical_force"]
-    warning = convergence_warning(report)
-    lines = [warning] if warning else []
+    lines = report_warnings(report)
     lines.append(f"Non-physical force: mean {force['mean']:.1%}, peak {force['peak']:.1%} of weight")
     for foot, leg in report["leg_length"].items():
         if leg["max"] is not None:

@@ -157,8 +157,6 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None, previous
     return motion
 
 
-
-
 def _pose(part, free, times, footprint_rotations):
     """The motion's POSE arrays, in that order, at the times (in any order)."""
     sched, ch, terrain = part.schedule, part.character, part.terrain
@@ -169,8 +167,7 @@ def _pose(part, free, times, footprint_rotations):
     every = np.concatenate([times, lift])
     com, vel, acc = spline.evaluate(part.layout, free, every)
     yaw, pitch, roll = orientation.body_angles(every, sched.track, ch, acc)
-    hips = com[:, None, :] + np.einsum("nij,lj->nli", orientation.rotation_matrices(yaw, pitch, roll),
-                                       ch.hip_offsets)
+    hips = com[:, None, :] + orientation.hip_offsets_in_world(yaw, pitch, roll, ch.hip_offsets)
     n = len(times)
     liftoff_hips = hips[n + np.arange(len(lift)), sched.leg_of_footprint]
     targets = legs_module.leg_targets(sched, ch, times, hips[:n], liftoff_hips, terrain, footprint_rotations)

@@ -26,8 +26,9 @@ def solve(diag, upper, rhs, shift=None):
         if shift is not None:
             dense[diagonal] += shift.ravel()
         return np.linalg.solve(dense.reshape(n * b, n * b), rhs.reshape(-1)).reshape(n, b)
-    d = diag.copy()
+    d = diag
     if shift is not None:
+        d = diag.copy()
         d.reshape(n, b * b)[:, :: b + 1] += shift
     lower = np.zeros_like(diag)
     up = np.zeros_like(diag)

@@ -98,3 +98,8 @@ def rotation_matrices(yaw, pitch, roll):
     out[..., 1, 0], out[..., 1, 1], out[..., 1, 2] = sy * cr + cy * spsr, cy * cp, sy * sr - cy * spcr
     out[..., 2, 0], out[..., 2, 1], out[..., 2, 2] = -cp * sr, sp, cp * cr
     return out
+
+
+def hip_offsets_in_world(yaw, pitch, roll, offsets):
+    """(S, L, 3): the hips' offsets from the COM (offsets (L, 3), body frame) turned with the body."""
+    return np.einsum("sij,lj->sli", rotation_matrices(yaw, pitch, roll), offsets)

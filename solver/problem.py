@@ -156,10 +156,9 @@ class Problem:
             mid = tr.positions[safe]
             fwd = _forward(tr.headings)[safe]
             toe = mid + 0.5 * character.foot_length * fwd
-            rot = orientation.rotation_matrices(*orientation.body_angles(times, tr, character))
             offsets = np.zeros((legs, 3))
             offsets[: len(character.feet)] = character.hip_offsets
-            hip = np.einsum("sij,lj->sli", rot, offsets)
+            hip = orientation.hip_offsets_in_world(*orientation.body_angles(times, tr, character), offsets)
             # Ground under the COM without a terrain: the supporting footprints' mean height, interpolated in
             # time across flights.
             z_on = np.where(on, mid[..., 2], 0.0).sum(axis=1) / np.maximum(on.sum(axis=1), 1)
@@ -220,7 +219,7 @@ class Problem:
          self.sample_weights, self.pair_weights, self.control_scale,
          self.pair_scale) = _by_timing("controls", timing, self._control_maps)
         self.terrain_groups = self._terrain_groups()
-        self.end_pairs, self.end_track, self.end_offset = self._end_pairs()
+        self.end_pairs, self.end_track, self.end_offset = _by_timing("ends", timing, self._end_pairs)
         self._assembly = None
 
     @property
@@ -501,7 +500,9 @@ class Window:
     def __init__(self, problem: Problem, free, first: int, stop: int):
         self.problem, self.held = problem, np.array(free, dtype=float)
         self.first, self.stop = first, stop
-        self.assembly = problem.assembly_for(first, stop)
+        # A drag moves the same footprints again and again: the same window, built once per timing.
+        self.assembly = _by_timing("window", (problem._timing, problem.weights.ends, first, stop),
+                                   lambda: (problem.assembly_for(first, stop),))[0]
         self.n_tracks = problem.n_tracks
         self.free_track = problem.free_track[first:stop]
 

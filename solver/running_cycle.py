@@ -12,7 +12,7 @@ import numpy as np
 from . import legs as legs_module
 from .character import Character
 from .motion import Motion
-from .orientation import rotation_matrices
+from .orientation import hip_offsets_in_world, rotation_matrices
 from .running import RunningParameters
 from .running_attributes import Attributes, natural_attributes
 from .running_pelvis import LegGeometry, StepConstraints, step
@@ -147,8 +147,7 @@ def running_cycle(params: RunningParameters, character: Character, legs: LegGeom
     yaw = np.radians(attributes.pelvic_rotation) * side * np.sin(phase)
     pitch = np.full(len(times), -np.radians(attributes.torso_tilt))  # leaning forward lowers the front
     roll = np.radians(attributes.pelvic_list + attributes.torso_sway) * side * np.cos(phase)
-    rot = rotation_matrices(yaw, pitch, roll)
-    hips = com[:, None, :] + np.einsum("nij,lj->nli", rot, character.hip_offsets)
+    hips = com[:, None, :] + hip_offsets_in_world(yaw, pitch, roll, character.hip_offsets)
     track = cycle_track(params, constraints, character, WARMUP_STEPS + 6, attributes.stride_width,
                         np.radians(attributes.foot_turn_out))
     # The more the knee folds in swing, the higher the foot is carried (60 to 140 degrees: 5 to 25 % of l_nom).

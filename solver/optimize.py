@@ -100,20 +100,28 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
     return OptimizeResult(free, energies, iteration, evaluations, done)
 
 
-def greedy_descent(problem: Problem, free=None, scales=GREEDY_SCALES, max_sweeps: int = 1000):
-    """vdP97 Fig. 10 with its multi-scale steps and local re-evaluation."""
-    free = problem.initial_free() if free is None else free.copy()
+def local_energies(problem: Problem):
+    """local_energy(free, k): the part of the energy that free state k enters (the samples of the segments it
+    touches, the steady-ends pairs it is in): its changes are the whole energy's when only k moves."""
     per = problem.samples_per_segment
     touching = [np.flatnonzero((problem.left == k) | (problem.right == k)) for k in range(problem.n_free)]
     rows_of = [(s[:, None] * per + np.arange(per)[None, :]).ravel() for s in touching]
     ends_of = [np.flatnonzero((problem.end_pairs == k).any(axis=1)) for k in range(problem.n_free)]
-    mean_duration = float(np.mean(problem.h))
 
     def local_energy(x, k):
         rows = rows_of[k]
         p, a = problem.sample_states(x, rows)
         r = problem.residuals(p, a, rows)
         return float((r**2).sum() + (problem.end_residuals(x, ends_of[k]) ** 2).sum())
+
+    return local_energy
+
+
+def greedy_descent(problem: Problem, free=None, scales=GREEDY_SCALES, max_sweeps: int = 1000):
+    """vdP97 Fig. 10 with its multi-scale steps and local re-evaluation."""
+    free = problem.initial_free() if free is None else free.copy()
+    local_energy = local_energies(problem)
+    mean_duration = float(np.mean(problem.h))
 
     evaluations = 0
     sweeps = 0

@@ -386,6 +386,22 @@ def test_fast_optimiser_reaches_at_most_the_greedy_energy():
         assert problem.energy_terms(fast.free)["total"][0] == pytest.approx(fast.energies[0])
 
 
+def test_the_greedy_descent_sees_the_energy_lm_minimises():
+    """The greedy baseline re-evaluates only the part of the energy a free state enters: moving that state
+    alone, its change is the whole energy's (flights, steady ends and both ends of the track included)."""
+    rng = np.random.default_rng(5)
+    for name in ("fig1", "leap"):
+        problem = Problem([(track(name),) + biped.resolve(track(name))])
+        local_energy = optimize.local_energies(problem)
+        free = problem.initial_free() + rng.normal(size=(problem.n_free, 6)) * 0.02
+        total = problem.energy_terms(free)["total"][0]
+        for k in range(problem.n_free):
+            moved = free.copy()
+            moved[k] += rng.normal(size=6) * 0.05
+            assert (local_energy(moved, k) - local_energy(free, k)
+                    == pytest.approx(problem.energy_terms(moved)["total"][0] - total, rel=1e-9, abs=1e-12))
+
+
 def test_same_input_same_output_bit_for_bit():
     first = biped.solve(track("fig1"))
     clear_timing_cache()  # nothing remembered from the first solve

@@ -91,23 +91,36 @@ def _catmull_rom(key_times, keys, t):
 def rock_onto_flat(targets, schedule, times, half_foot, strike, flat_after):
     """Early stance (§3.3.1): the foot lands with its toes up and rolls about the heel (strike > 0, a heel
     strike) or lands heel up and rolls about the ball (strike < 0, a toe strike), flat by mid-support.
-    Changes the targets in place; the point the foot rolls about stays where it landed."""
+    The swing turns the foot to that angle on its way down (over as long, at most its second half), so it
+    lands as it will roll, without a snap. Changes the targets in place; the point the foot rolls about
+    stays where it landed."""
     tr = schedule.track
     for leg in range(targets.position.shape[1]):  # a handful of legs
         on = targets.contact[:, leg]
         fp = np.where(on, targets.footprint[:, leg], 0)
         since = times - tr.contact[fp]
         rolling = on & (since < flat_after)
-        if not rolling.any():
+        mine = np.flatnonzero(schedule.leg_of_footprint == leg)
+        following = mine[np.minimum(np.searchsorted(tr.contact[mine], times), len(mine) - 1)]
+        before = np.searchsorted(tr.liftoff[mine], times, side="right") - 1
+        lifted = tr.liftoff[mine[np.maximum(before, 0)]]
+        until = tr.contact[following] - times
+        turn_in = np.minimum(flat_after, 0.5 * (tr.contact[following] - lifted))
+        landing = ~on & (until > 0.0) & (until < turn_in) & (before >= 0)
+        if not (rolling.any() or landing.any()):
             continue
-        angle = strike * (1.0 - since[rolling] / flat_after)  # about the foot's own X axis
-        rot = targets.rotation[rolling, leg]
-        pos = targets.position[rolling, leg]
+        angle = np.zeros(len(times))
+        angle[rolling] = strike * (1.0 - since[rolling] / flat_after)  # about the foot's own X axis
+        ease = 1.0 - until[landing] / turn_in[landing]
+        angle[landing] = strike * ease * ease * (3.0 - 2.0 * ease)
+        turning = rolling | landing
+        rot = targets.rotation[turning, leg]
+        pos = targets.position[turning, leg]
         sign = np.sign(strike)
         pivot = pos - sign * half_foot * rot[:, :, 1]  # the heel for a heel strike, the ball for a toe strike
-        new_rot = rot @ rotation_matrices(0.0, angle, 0.0)
-        targets.rotation[rolling, leg] = new_rot
-        targets.position[rolling, leg] = pivot + sign * half_foot * new_rot[:, :, 1]
+        new_rot = rot @ rotation_matrices(0.0, angle[turning], 0.0)
+        targets.rotation[turning, leg] = new_rot
+        targets.position[turning, leg] = pivot + sign * half_foot * new_rot[:, :, 1]
 
 
 def running_cycle(params: RunningParameters, character: Character, legs: LegGeometry, fps: float,

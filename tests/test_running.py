@@ -202,6 +202,23 @@ def test_recoveries_keep_the_stance_leg_within_reach():
     assert lengths.min() >= running_pelvis.SHORTEST_LEG * legs.reach - 1e-3 and raised.y_mid > deep.y_mid
 
 
+def test_running_feet_turn_without_a_snap_where_they_land_and_lift():
+    """At 240 fps, from the frame before a touchdown or a lift-off to the frame after, no foot turns by more
+    than a few degrees: the swing turns the foot to its strike angle on the way down (it snapped by 18
+    degrees at every heel strike), and starts from the pose it left the ground in (the hips at lift-off)."""
+    from footprint_locomotion.solver import character, running_cycle
+
+    human = character.preset("human")
+    legs = running_pelvis.LegGeometry.for_height(1.8)
+    for toe_strike in (0.0, 1.0):
+        params = running.natural(12.0)
+        motion, _constraints, _cycle = running_cycle.running_cycle(
+            params, human, legs, 240.0, attrs.natural_attributes(params, toe_strike=toe_strike))
+        change = np.flatnonzero((motion.contact[1:] != motion.contact[:-1]).any(axis=1))
+        assert len(change) == 4  # each foot lands and lifts once in the stride
+        assert np.abs(motion.foot_rotation[change + 1] - motion.foot_rotation[change]).max() < 0.05
+
+
 def test_heel_and_toe_strike_roll_onto_the_sole_about_the_contact_point():
     from footprint_locomotion.solver import character, running_cycle
 

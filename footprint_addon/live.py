@@ -26,7 +26,7 @@ def on_depsgraph_update(scene, depsgraph):
                 if coll.footprint_track.is_track and coll.footprint_track.terrain == data:
                     _note(coll)
         if isinstance(data, bpy.types.Collection) and data.footprint_track.is_track:
-            solved.touched(data)  # its settings, or footprints added or removed
+            _note(data)  # its settings (character, terrain), or footprints added or removed
         elif isinstance(data, bpy.types.Object) and scene_io.is_footprint(data):
             coll = scene_io.track_of(data)
             if coll is not None:

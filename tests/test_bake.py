@@ -855,6 +855,20 @@ def test_an_unconverged_solve_warns_from_the_operators(addon, rig_scene, monkeyp
     assert panels.report_lines(settings.last_report)[0] == "Optimiser stopped after 3 iterations, not converged"
 
 
+def test_a_change_of_character_re_solves_the_live_preview(addon, rig_scene):
+    """The track's own settings are what the live update reacts to when they change, not only its
+    footprints: another character re-solves the preview once."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    solved = sys.modules[f"{addon}.footprint_addon.solved"]
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    live.flush(bpy.context)
+    coll = bpy.context.scene.footprint.active_track
+    coll.footprint_track.character = "dinosaur"
+    bpy.context.view_layer.update()
+    assert coll.session_uid in live._dirty
+    assert live.flush(bpy.context) == 1 and solved.last_motion(coll).character.name.startswith("dinosaur")
+
+
 def test_a_track_renamed_mid_drag_is_still_re_solved(addon, rig_scene):
     """The live update keeps edited tracks, and why their re-solve failed, by the collection itself: a
     rename between the edit and the re-solve loses neither, and the preview follows the rename (it was

@@ -61,14 +61,28 @@ class TerrainProbe:
 
 
 class _Field:
-    """A terrain's height samples on one grid, filled in as footprints need them."""
+    """A terrain's height samples on a region of the world's lattice of one spacing, filled in as footprints
+    need them."""
 
-    def __init__(self, grid, shape):
-        self.grid = grid  # (low corner, high corner, spacing)
+    def __init__(self, spacing, origin, shape):
+        self.spacing = spacing
+        self.origin = origin  # (x, y) lattice index of cell [0, 0]: the region's low corner / spacing
         self.heights = np.zeros(shape)
         self.sampled = np.zeros(shape, dtype=bool)
         self.positions = None  # the footprints it was last asked for...
         self.solver = None  # ...and the HeightField made for them
+
+    def moved_to(self, origin, shape):
+        """The same lattice over another region: the samples the two share are kept (a footprint added
+        past the old region casts rays only for the new cells)."""
+        field = _Field(self.spacing, origin, shape)
+        low = np.maximum(self.origin, origin)
+        high = np.minimum(np.add(self.origin, self.heights.shape[::-1]), np.add(origin, shape[::-1]))
+        if (high > low).all():
+            old = np.s_[low[1] - self.origin[1]:high[1] - self.origin[1], low[0] - self.origin[0]:high[0] - self.origin[0]]
+            new = np.s_[low[1] - origin[1]:high[1] - origin[1], low[0] - origin[0]:high[0] - origin[0]]
+            field.heights[new], field.sampled[new] = self.heights[old], self.sampled[old]
+        return field
 
 
 def height_field(context, terrain, positions, owner):
@@ -76,20 +90,25 @@ def height_field(context, terrain, positions, owner):
     (a collection: each track on a terrain keeps its own samples), as the solver's HeightField; None when
     the terrain is not evaluated (disabled in viewports, excluded): the solver then takes the ground from
     the footprints. One vertical ray per grid cell within MARGIN of a footprint, from HEADROOM above the
-    footprints there; cells sampled once are kept until the terrain changes (forget). Cells no ray hits
-    (past the mesh's edge), and cells away from every footprint, stand at the lowest footprint's height."""
-    low = np.floor(positions[:, :2].min(axis=0) - MARGIN)
-    high = np.ceil(positions[:, :2].max(axis=0) + MARGIN)
-    area = float(np.prod(high - low))
+    footprints there; cells sampled once are kept until the terrain changes (forget), also when footprints
+    are added or removed (the cells lie on a lattice fixed in the world). Cells no ray hits (past the
+    mesh's edge), and cells away from every footprint, stand at the lowest footprint's height."""
+    low_xy = positions[:, :2].min(axis=0) - MARGIN
+    high_xy = positions[:, :2].max(axis=0) + MARGIN
+    area = float(np.prod(high_xy - low_xy))
     corridor = min(area, len(positions) * (2.0 * MARGIN) ** 2)
-    spacing = max(SPACING, math.sqrt(corridor / MAX_SAMPLES), math.sqrt(area / MAX_CELLS))
-    grid = (tuple(low), tuple(high), spacing)
-    shape = (int(round((high[1] - low[1]) / spacing)) + 1, int(round((high[0] - low[0]) / spacing)) + 1)
+    needed = max(math.sqrt(corridor / MAX_SAMPLES), math.sqrt(area / MAX_CELLS))
+    spacing = max(SPACING, math.ceil(needed * 100.0) / 100.0)  # whole centimetres: it changes seldom
+    origin = tuple(int(v) for v in np.floor(low_xy / spacing))
+    shape = tuple(int(v) + 1 for v in (np.ceil(high_xy / spacing) - origin)[::-1])
+    low = np.array(origin) * spacing
     depsgraph = context.evaluated_depsgraph_get()  # first: evaluating may report a change (forget)
     key = (terrain.session_uid, owner.session_uid)
     field = _fields.get(key)
-    if field is None or field.grid != grid:
-        field = _fields[key] = _Field(grid, shape)
+    if field is None or field.spacing != spacing:
+        field = _fields[key] = _Field(spacing, origin, shape)
+    elif field.origin != origin or field.heights.shape != shape:
+        field = _fields[key] = field.moved_to(origin, shape)
     if field.solver is not None and np.array_equal(positions, field.positions):
         return field.solver  # the same footprints: a live update that only retimed, say
     tops = _tops(positions, low, spacing, shape, int(math.ceil(MARGIN / spacing)))

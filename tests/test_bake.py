@@ -644,7 +644,7 @@ def test_a_preview_left_behind_by_a_bake_is_refreshed_by_the_live_update(addon, 
     assert live.flush(bpy.context) == 1 and solved.previewed_signature(coll) == solved.signature(coll)
 
 
-def test_the_solver_sees_the_terrain_mesh(addon, rig_scene):
+def test_the_solver_sees_the_terrain_mesh(addon, rig_scene, monkeypatch):
     """A 15 cm ridge across the path between two footprints on level ground: the solve reads the terrain
     mesh (a height field sampled from it), so the swing foot passes over the ridge, heel, mid-foot and
     toe; the footprints alone say nothing of it (the arc would stay at the 7 cm swing clearance: 6.4 cm
@@ -695,6 +695,23 @@ def test_the_solver_sees_the_terrain_mesh(addon, rig_scene):
     bpy.context.view_layer.update()
     field = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
     assert np.isclose(field.heights(np.array([[0.1, 7.0]]))[0], 0.0, atol=1e-6)
+    # A footprint moved past the sampled region casts rays only around itself: the cells lie on a lattice
+    # fixed in the world, and the samples already taken are kept (all were cast again: 0.9 s on 300 steps).
+    cast = []
+    project = terrain_module.TerrainProbe.project
+    monkeypatch.setattr(terrain_module.TerrainProbe, "project",
+                        lambda probe, xy, tops=None: cast.append(len(xy)) or project(probe, xy, tops))
+    back = objs[1].location.copy()
+    objs[1].location = (0.1, 9.5, 0.0)  # the region grows by 2.5 m
+    bpy.context.view_layer.update()
+    field = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
+    reach = int(np.ceil(terrain_module.MARGIN / terrain_module.SPACING))
+    assert 0 < sum(cast) <= (2 * reach + 1) ** 2 and np.isclose(field.heights(np.array([[1.5, 1.05]]))[0], 0.25)
+    objs[1].location = back
+    bpy.context.view_layer.update()
+    field = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
+    assert sum(cast) <= (2 * reach + 1) ** 2  # back where it was sampled: no ray
+    monkeypatch.undo()
     # Another track on the same terrain keeps its own samples: solving the two in turn samples nothing again.
     other = scene_io.new_track(bpy.context, "elsewhere", terrain=ground)
     scene_io.write_track(other, track_module.make_track(["L", "R"], [(-1.5, 4.0, 0.0), (-1.3, 4.5, 0.0)], [0.0] * 2,

@@ -65,8 +65,9 @@ def _with_warnings(report, message):
 
 
 class FOOTPRINT_OT_measure_rig(OnTrackAndRig, bpy.types.Operator):
-    """Step through the active track's frames and measure foot skate on the rig as Blender evaluates it
-    (after its IK and constraints): the ball and heel of each stance foot should not move"""
+    """Step through the active track's frames and measure the rig as Blender evaluates it (after its IK and
+    constraints): foot skate (the ball and heel of a stance foot should not move), how straight the legs
+    get and how deep the feet sink below the ground"""
 
     bl_idname = "footprint.measure_rig"
     bl_label = "Measure on Rig"

@@ -327,7 +327,7 @@ def test_the_overlay_is_laid_out_again_only_when_its_track_changes(addon, clean)
     coll = bpy.context.scene.footprint.active_track
     overlay = sys.modules[f"{addon}.footprint_addon.ui.overlay"]
     solved = sys.modules[f"{addon}.footprint_addon.solved"]
-    objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    objs = footprint_objects(coll)
     diagram = overlay.timing_diagram(bpy.context)
     objs[3].select_set(True)
     bpy.context.view_layer.update()

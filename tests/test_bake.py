@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
+from blender_scenes import footprint_objects
 from scene_state import snapshot
 
 FIG1 = os.path.join(ROOT, "tests", "data", "fig1.json")
@@ -609,7 +610,7 @@ def test_a_bake_hands_its_motion_to_the_overlay_and_the_live_update(addon, rig_s
     baked = solved.last_motion(coll)
     assert baked is not None and baked.report == json.loads(coll.footprint_track.last_report)
     assert solved.last_signature(coll) == solved.signature(coll)
-    objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    objs = footprint_objects(coll)
     objs[4].location.x += 0.03
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 1
@@ -632,7 +633,7 @@ def test_a_preview_left_behind_by_a_bake_is_refreshed_by_the_live_update(addon, 
     assert live.flush(bpy.context) == 0  # the preview shows the footprints as they are
     shown = solved.previewed_signature(coll)
     coll.footprint_track.live = False
-    objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    objs = footprint_objects(coll)
     objs[4].location.x += 0.05
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 0  # Live off: nothing noted
@@ -686,7 +687,7 @@ def test_the_solver_sees_the_terrain_mesh(addon, rig_scene, monkeypatch):
     bpy.context.view_layer.update()
     moved = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
     assert moved is not field and np.isclose(moved.heights(np.array([[0.0, 1.05]]))[0], 0.25, atol=1e-6)
-    objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    objs = footprint_objects(coll)
     objs[2].location = (1.5, 1.05, 0.0)  # onto the ridge, 1.6 m off the line
     bpy.context.view_layer.update()
     field = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
@@ -792,7 +793,7 @@ def test_a_live_edit_of_a_long_track_samples_again_only_around_it(addon, rig_sce
     live.flush(bpy.context)
     first = solved.last_motion(coll)
     first.com[0] += 100.0  # a mark: where the live update copies the earlier motion, it shows through
-    objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    objs = footprint_objects(coll)
     before = solved.signature(coll)
     objs[30].location.x += 0.04
     bpy.context.view_layer.update()
@@ -838,7 +839,7 @@ def test_an_invalid_live_edit_keeps_the_last_preview_and_says_why(addon, rig_sce
     live.flush(bpy.context)
     coll = bpy.context.scene.footprint.active_track
     good = solved.last_motion(coll)
-    objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    objs = footprint_objects(coll)
     contact = objs[2].footprint.contact
     objs[2].footprint.contact = objs[0].footprint.contact + 0.05  # lands while the same foot still stands
     bpy.context.view_layer.update()
@@ -896,7 +897,7 @@ def test_a_track_renamed_mid_drag_is_still_re_solved(addon, rig_scene):
     live.flush(bpy.context)
     coll = bpy.context.scene.footprint.active_track
     constraints = sum(len(bone.constraints) for bone in rig_scene.pose.bones)
-    objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    objs = footprint_objects(coll)
     objs[2].location.x += 0.02
     bpy.context.view_layer.update()
     coll.name = "renamed"
@@ -962,7 +963,7 @@ def test_a_preview_ignores_copies_of_its_empties_and_clears_what_deleted_tracks_
     coll_preview = com.users_collection[0]
     coll_preview.objects.link(copy)
     before = [tuple(k.co) for fc in fcurves(addon, com.animation_data.action) for k in fc.keyframe_points]
-    objs = sorted((o for o in coll.objects if o.footprint.is_footprint), key=lambda o: o.footprint.contact)
+    objs = footprint_objects(coll)
     objs[5].location.x += 0.05
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 1

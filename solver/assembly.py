@@ -1,10 +1,10 @@
 """Where a linearisation's products go in the block-tridiagonal normal equations.
 
 A linearisation (Problem.linearize) makes, per segment, J^T J (3, 3, n_seg, 4, 4) and J^T r (3, n_seg, 4) in
-the segment's Hermite controls [P0, V0, P1, V1], per sample and residual row r^2, and per steady-ends pair its
-residual r_e and r_e^2. An Assembly maps each of those values, in that order, to the flat output
-[diagonal blocks (n, 6, 6) | upper blocks (n - 1, 6, 6) | gradient (n, 6) | energy per track] with a
-coefficient: one gather, one product and one bincount assemble the normal equations, whatever the layout
+the segment's Hermite controls [P0, V0, P1, V1], and per steady-ends pair its residual r_e and r_e^2. An
+Assembly maps each of those values, in that order, to the flat output [diagonal blocks (n, 6, 6) | upper
+blocks (n - 1, 6, 6) | gradient (n, 6) | energy per track] with a coefficient; each sample's r^2 goes to its
+track's energy. One gather, one product and two bincounts assemble the normal equations, whatever the layout
 (flights, where a segment's controls are a fixed map G of one free state: G^T (J^T J) G, windows, whose
 held states drop out, batches of tracks).
 """
@@ -31,16 +31,17 @@ class Assembly:
     target: np.ndarray  # ...the flat output entry it adds to...
     coefficient: np.ndarray  # ...times this
     constant: np.ndarray  # the output's part that does not depend on the solution (steady ends' J^T J)
+    starts: tuple  # where the upper blocks, the gradient and the energies start in the output
+    sample_track: np.ndarray  # the track of each of its samples
 
-    def assemble(self, values):
-        """values (the linearisation's products, concatenated in the module's order) -> energies per
-        track, diagonal blocks, upper blocks, gradient."""
+    def assemble(self, values, squares):
+        """values (the linearisation's products, concatenated in the module's order) and squares (S,), each
+        sample's r^2 -> energies per track, diagonal blocks, upper blocks, gradient."""
         out = np.bincount(self.target, values[self.source] * self.coefficient, len(self.constant))
         out += self.constant
-        n, block = self.n_free, STATE * STATE
-        upper_start = n * block
-        grad_start = upper_start + max(n - 1, 0) * block
-        energy_start = grad_start + n * STATE
+        upper_start, grad_start, energy_start = self.starts
+        out[energy_start:] += np.bincount(self.sample_track, squares, len(out) - energy_start)
+        n = self.n_free
         return (out[energy_start:], out[:upper_start].reshape(n, STATE, STATE),
                 out[upper_start:grad_start].reshape(-1, STATE, STATE),
                 out[grad_start:energy_start].reshape(n, STATE))
@@ -99,13 +100,6 @@ def build(problem, first, stop):
     targets.append(grad_start + state[nz] * STATE + component[nz])
     coefficients.append(g[nz])
     offset += 3 * n_seg * 4
-    # r^2 (R, samples): onto each sample's track's energy.
-    rows = problem.root_weight.shape[0]
-    n_samples = samples.stop - samples.start
-    sources.append(offset + np.arange(rows * n_samples))
-    targets.append(energy_start + np.tile(problem.sample_track[samples], rows))
-    coefficients.append(np.ones(rows * n_samples))
-    offset += rows * n_samples
 
     # Steady ends, r_e = sqrt(k_e) (V_hi + offset - V_lo) (E, 3): J^T r is -+ sqrt(k_e) r_e on the two
     # velocities, J^T J a constant: k_e I on each state's velocity block, -k_e I between the two.
@@ -129,5 +123,6 @@ def build(problem, first, stop):
     targets.append(energy_start + np.repeat(problem.end_track[pairs], 3))
     coefficients.append(np.ones(3 * len(pairs)))
 
-    return Assembly(segments, samples, n, pairs, np.concatenate(sources),
-                    np.concatenate(targets), np.concatenate(coefficients), constant)
+    return Assembly(segments, samples, n, pairs, np.concatenate(sources), np.concatenate(targets),
+                    np.concatenate(coefficients), constant, (upper_start, grad_start, energy_start),
+                    problem.sample_track[samples])

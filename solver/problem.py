@@ -475,8 +475,8 @@ class Problem:
         jtr = (gradient.reshape(2, 3 * n_seg, per) @ self.sample_weights).reshape(2, 3, n_seg, 4)
         jtr = np.add.reduce(jtr * self.control_scale[:, None, seg], 0)  # (x, segment, k)
         r_end = self.end_residuals(free, a.end_pairs)
-        return a.assemble(np.concatenate([jtj.ravel(), jtr.ravel(), (r * r).ravel(), r_end.ravel(),
-                                          (r_end * r_end).ravel()]))
+        return a.assemble(np.concatenate([jtj.ravel(), jtr.ravel(), r_end.ravel(), (r_end * r_end).ravel()]),
+                          np.add.reduce(r * r, 0))
 
     def end_residuals(self, free, pairs=slice(None)):
         """The steady-ends residuals (E, 3) of the end pairs: sqrt(k_e) (V_hi + offset - V_lo)."""

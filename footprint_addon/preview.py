@@ -53,17 +53,22 @@ def _followed(track, rig, binding):
     """The empties the rig's preview constraints follow, by role: the body control's and the feet's
     targets, and the COM the body hangs off. Found from the constraints themselves, so a copy of an empty
     (Shift+D keeps its role and owner) is never the one rewritten."""
-    empties = {}
-    for bone in [binding.body, *binding.feet.values()]:
-        for constraint in rig.pose.bones[bone].constraints:
-            target = getattr(constraint, "target", None)
-            if (constraint.name.startswith(CONSTRAINT) and target is not None
-                    and ownership.owned(target, ownership.PREVIEW_KEY, track)):
-                empties[target.get(ownership.ROLE_KEY)] = target
+    bones = [rig.pose.bones[name] for name in [binding.body, *binding.feet.values()]]
+    empties = {target.get(ownership.ROLE_KEY): target
+               for _bone, _constraint, target in _preview_constraints(bones)
+               if target is not None and ownership.owned(target, ownership.PREVIEW_KEY, track)}
     body = empties.get("body")
     if body is not None and body.parent is not None and body.parent.get(ownership.ROLE_KEY) == "COM":
         empties["COM"] = body.parent
     return empties
+
+
+def _preview_constraints(pose_bones):
+    """(pose bone, constraint, its target) of every preview constraint on the bones."""
+    for pose_bone in pose_bones:
+        for constraint in pose_bone.constraints:
+            if constraint.name.startswith(CONSTRAINT):
+                yield pose_bone, constraint, getattr(constraint, "target", None)
 
 
 def refresh(context, track, rig, previous=None, changed=None, signature=None):
@@ -134,12 +139,10 @@ def remove(track, rig):
 
     removed = False
     if rig is not None and rig.type == "ARMATURE":
-        for pose_bone in rig.pose.bones:
-            for constraint in list(pose_bone.constraints):
-                target = getattr(constraint, "target", None)
-                if constraint.name.startswith(CONSTRAINT) and (target is None or ours(target)):
-                    pose_bone.constraints.remove(constraint)
-                    removed = True
+        for pose_bone, constraint, target in list(_preview_constraints(rig.pose.bones)):
+            if target is None or ours(target):
+                pose_bone.constraints.remove(constraint)
+                removed = True
     for obj in [o for o in bpy.data.objects if ours(o)]:
         bpy.data.objects.remove(obj)
         removed = True

@@ -125,7 +125,7 @@ def greedy_descent(problem: Problem, free=None, scales=GREEDY_SCALES, max_sweeps
 
     evaluations = 0
     sweeps = 0
-    converged = True  # every scale ended on a sweep that changed nothing
+    converged = True  # every scale ended on a sweep that changed nothing (one flag: sweeps cover all tracks)
     for scale in scales:
         deltas = np.array([scale] * 3 + [scale / mean_duration] * 3)
         improved = True

@@ -451,11 +451,7 @@ class Problem:
         """
         a = self.assembly if assembly is None else assembly
         rows = None if assembly is None else a.samples  # (a window's: reading self.assembly would build it)
-        controls = self.controls(free, a.segments)
-        n_seg = len(controls)
-        y = (self.hermite[a.samples].reshape(n_seg, -1, 4) @ controls).reshape(-1, 2, 3)
-        p, acc = np.ascontiguousarray(y[:, 0].T), np.ascontiguousarray(y[:, 1].T)
-        r, dp, da = self.evaluate(p, acc, rows, jacobian=True)
+        r, dp, da = self.evaluate(*self._states_of(free, a), rows, jacobian=True)
         # Per sample, J^T J in its own [p, a] (blocks (u, v)) and J^T r: only the physics rows depend on a.
         n = r.shape[1]
         blocks = np.empty((2, 2, 3, 3, n))
@@ -468,8 +464,7 @@ class Problem:
         np.add.reduce(da * r[:3, None], 0, out=gradient[1])
         # Onto each segment's controls: control k moves sample i's p by cp_k and its a by ca_k, fixed weights
         # times the segment's scale, so each sum over a segment's samples is one product for all segments.
-        per = self.samples_per_segment
-        seg = a.segments
+        per, seg, n_seg = self.samples_per_segment, a.segments, a.segments.stop - a.segments.start
         jtj = (blocks.reshape(2, 2, 9 * n_seg, per) @ self.pair_weights).reshape(2, 2, 3, 3, n_seg, 4, 4)
         jtj = np.add.reduce(jtj * self.pair_scale[:, :, None, None, seg], (0, 1))  # (x, y, segment, k, l)
         jtr = (gradient.reshape(2, 3 * n_seg, per) @ self.sample_weights).reshape(2, 3, n_seg, 4)
@@ -477,6 +472,21 @@ class Problem:
         r_end = self.end_residuals(free, a.end_pairs)
         return a.assemble(np.concatenate([jtj.ravel(), jtr.ravel(), r_end.ravel(), (r_end * r_end).ravel()]),
                           np.add.reduce(r * r, 0))
+
+    def energies(self, free, assembly=None):
+        """Per track, the energy linearize() gives (over the assembly's samples and steady-ends pairs), alone:
+        the optimiser tries shorter steps with it."""
+        a = self.assembly if assembly is None else assembly
+        r = self.evaluate(*self._states_of(free, a), None if assembly is None else a.samples)
+        r_end = self.end_residuals(free, a.end_pairs)
+        return (np.bincount(a.sample_track, np.add.reduce(r * r, 0), self.n_tracks)
+                + np.bincount(self.end_track[a.end_pairs], np.add.reduce(r_end * r_end, 1), self.n_tracks))
+
+    def _states_of(self, free, a):
+        """COM positions and accelerations (3, S) at the samples of the assembly's segments."""
+        controls = self.controls(free, a.segments)
+        y = (self.hermite[a.samples].reshape(len(controls), -1, 4) @ controls).reshape(-1, 2, 3)
+        return np.ascontiguousarray(y[:, 0].T), np.ascontiguousarray(y[:, 1].T)
 
     def end_residuals(self, free, pairs=slice(None)):
         """The steady-ends residuals (E, 3) of the end pairs: sqrt(k_e) (V_hi + offset - V_lo)."""
@@ -514,3 +524,6 @@ class Window:
 
     def linearize(self, movable):
         return self.problem.linearize(self.full(movable), self.assembly)
+
+    def energies(self, movable):
+        return self.problem.energies(self.full(movable), self.assembly)

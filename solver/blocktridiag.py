@@ -1,7 +1,8 @@
 """Symmetric block-tridiagonal linear systems by cyclic (odd-even) reduction, vectorised.
 
 Each level eliminates every other block row at once, so the work is O(n) block operations done in
-O(log n) numpy calls: the Python overhead no longer grows with the length of the track.
+O(log n) numpy calls: the Python overhead no longer grows with the length of the track. Short systems
+(a 12-step track's, or each of a batch's) are solved dense instead, in one call for all of them.
 """
 
 from __future__ import annotations
@@ -11,21 +12,28 @@ from functools import lru_cache
 import numpy as np
 
 
-DENSE_LIMIT = 16  # up to this many blocks one dense solve beats the reduction's numpy call count
+DENSE_LIMIT = 16  # up to this many blocks per system one dense solve beats the reduction's numpy call count
 
 
-def solve(diag, upper, rhs, shift=None):
+def solve(diag, upper, rhs, shift=None, starts=(0,)):
     """Solve the system with diagonal blocks diag (n, b, b) plus a diagonal shift (n, b) if given, upper
     blocks upper (n-1, b, b) (block (i, i+1); the lower blocks are their transposes) and right-hand side
-    rhs (n, b)."""
+    rhs (n, b). starts: the first block of each of the independent systems it is made of (a batch's
+    tracks: the upper blocks between two are zero). When none has more than DENSE_LIMIT blocks, each is
+    solved dense, all in one call."""
     n, b = diag.shape[:2]
-    if n <= DENSE_LIMIT:
-        diagonal, blocks = _dense_layout(n, b)
-        dense = np.zeros((n * b) ** 2)
+    sizes = np.diff(np.append(starts, n))
+    if sizes.max() <= DENSE_LIMIT:
+        rows, diagonal, blocks, padding, (count, size) = _dense_layout(tuple(sizes.tolist()), b)
+        dense = np.zeros(count * size * size + 1)  # the last entry takes the blocks between two systems
         dense[blocks] = np.concatenate([diag.ravel(), upper.ravel(), upper.ravel()])
+        dense[padding] = 1.0  # a shorter system's unused rows: the identity, right-hand side zero
         if shift is not None:
             dense[diagonal] += shift.ravel()
-        return np.linalg.solve(dense.reshape(n * b, n * b), rhs.reshape(-1)).reshape(n, b)
+        padded = np.zeros(count * size)
+        padded[rows] = rhs.ravel()
+        solution = np.linalg.solve(dense[:-1].reshape(count, size, size), padded.reshape(count, size, 1))
+        return solution.ravel()[rows].reshape(n, b)
     d = diag
     if shift is not None:
         d = diag.copy()
@@ -38,20 +46,37 @@ def solve(diag, upper, rhs, shift=None):
     return _reduce(d, lower, up, rhs)
 
 
-@lru_cache(maxsize=None)
-def _dense_layout(n, b):
-    """Flat indices into the dense (n b, n b) matrix: of its diagonal, and of the entries of the diagonal
-    blocks, the upper blocks and the lower blocks (the upper ones transposed), in that order."""
-    block, row, column = np.indices((n, b, b)).reshape(3, -1)
-    size = n * b
-    on_diagonal = (block * b + row) * size + block * b + column
-    up = block[: (n - 1) * b * b]
-    upper = (up * b + row[: len(up)]) * size + (up + 1) * b + column[: len(up)]
-    lower = ((up + 1) * b + column[: len(up)]) * size + up * b + row[: len(up)]
-    indices = np.arange(size) * (size + 1), np.concatenate([on_diagonal, upper, lower])
-    for array in indices:
+@lru_cache(maxsize=64)
+def _dense_layout(sizes, b):
+    """Where a block-tridiagonal system made of independent ones of the given block counts goes in a stack
+    of dense (m b, m b) matrices, m the largest count: each unknown's row in the stack (flattened) and its
+    diagonal entry, the flat indices of the entries of the diagonal blocks, the upper blocks and the lower blocks (the upper
+    ones transposed; those between two systems go to the scratch entry past the stack's end), those of
+    the shorter systems' unused diagonal entries, and the stack's shape (systems, m b)."""
+    sizes = np.asarray(sizes)
+    count, size = len(sizes), int(sizes.max()) * b
+    system = np.repeat(np.arange(count), sizes)  # per block
+    position = np.arange(len(system)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    first_row = system * size + position * b  # per block
+    rows = (first_row[:, None] + np.arange(b)).ravel()
+    block, row, column = np.indices((len(system), b, b)).reshape(3, -1)
+
+    def entry(top, left):  # flat index of (top, left), both rows of the stack, of the same system
+        return (top // size) * size * size + (top % size) * size + left % size
+
+    on_diagonal = entry(first_row[block] + row, first_row[block] + column)
+    up = block[: max(len(system) - 1, 0) * b * b]
+    r, c = row[: len(up)], column[: len(up)]
+    scratch = count * size * size
+    inside = system[up] == system[np.minimum(up + 1, len(system) - 1)]
+    upper = np.where(inside, entry(first_row[up] + r, first_row[up] + b + c), scratch)
+    lower = np.where(inside, entry(first_row[up] + b + c, first_row[up] + r), scratch)
+    unused = np.setdiff1d(np.arange(count * size), rows)
+    layout = (rows, entry(rows, rows), np.concatenate([on_diagonal, upper, lower]), entry(unused, unused),
+              (count, size))
+    for array in layout[:4]:
         array.setflags(write=False)  # shared by every call
-    return indices
+    return layout
 
 
 def _reduce(d, lo, up, r):

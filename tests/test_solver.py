@@ -629,6 +629,30 @@ def test_block_tridiagonal_solver_matches_dense():
         assert np.allclose(blocktridiag.solve(d, u, rhs, shift).ravel(), shifted)
 
 
+@pytest.mark.parametrize("sizes", [(1, 1, 1), (5, 13, 2), (16, 3), (4, 20)])
+def test_independent_block_tridiagonal_systems_solve_as_one(sizes):
+    """A batch's tracks: systems of any sizes, each solved on its own (dense, padded to the largest, while
+    none exceeds DENSE_LIMIT blocks; by the reduction otherwise), as one dense solve of the whole."""
+    rng = np.random.default_rng(len(sizes))
+    n = sum(sizes)
+    d = rng.normal(size=(n, 6, 6))
+    d = d @ np.swapaxes(d, 1, 2) + 6 * np.eye(6)
+    u = rng.normal(size=(n - 1, 6, 6))
+    starts = np.cumsum((0,) + sizes[:-1])
+    u[starts[1:] - 1] = 0.0  # no coupling between two systems
+    rhs, shift = rng.normal(size=(n, 6)), rng.uniform(0.5, 2.0, size=(n, 6))
+    dense = np.diag(shift.ravel())
+    for i in range(n):
+        dense[6 * i:6 * i + 6, 6 * i:6 * i + 6] += d[i]
+    for i in range(n - 1):
+        dense[6 * i:6 * i + 6, 6 * i + 6:6 * i + 12] = u[i]
+        dense[6 * i + 6:6 * i + 12, 6 * i:6 * i + 6] = u[i].T
+    expected = np.linalg.solve(dense, rhs.ravel())
+    assert np.allclose(blocktridiag.solve(d, u, rhs, shift, starts).ravel(), expected, rtol=1e-12, atol=1e-14)
+    alone = [blocktridiag.solve(d[a:a + k], u[a:a + k - 1], rhs[a:a + k], shift[a:a + k]) for a, k in zip(starts, sizes)]
+    assert np.allclose(blocktridiag.solve(d, u, rhs, shift, starts), np.concatenate(alone), rtol=1e-12, atol=1e-14)
+
+
 def test_body_yaw_follows_the_feet_through_a_turn(motions):
     motion = motions["turn90"]
     assert motion.yaw[0] == pytest.approx(0.0, abs=0.05)

@@ -161,12 +161,13 @@ def _pose(part, free, times, footprint_rotations):
     """The motion's POSE arrays, in that order, at the times (in any order)."""
     sched, ch, terrain = part.schedule, part.character, part.terrain
     # The times asked, then each footprint's lift-off instant: a swing starts from the pose the foot left in
-    # then, as the stance ends (where a flight starts there, the body's banking sees the stance's
-    # acceleration). One evaluation of the COM and the body for both.
+    # then, as the stance ends. One evaluation of the COM and the body for both.
     lift = np.maximum(np.nextafter(np.minimum(sched.track.liftoff, sched.end), -np.inf), sched.start)
     every = np.concatenate([times, lift])
     com, vel, acc = spline.evaluate(part.layout, free, every)
-    yaw, pitch, roll = orientation.body_angles(every, sched.track, ch, acc)
+    lean = orientation.mean_acceleration(lambda t: spline.evaluate(part.layout, free, t)[1], every, sched.start,
+                                         sched.end)
+    yaw, pitch, roll = orientation.body_angles(every, sched.track, ch, lean)
     hips = com[:, None, :] + orientation.hip_offsets_in_world(yaw, pitch, roll, ch.hip_offsets)
     n = len(times)
     liftoff_hips = hips[n + np.arange(len(lift)), sched.leg_of_footprint]
@@ -179,14 +180,14 @@ def _reached(schedule, times, affected, moved):
     """After a re-solve that changed the COM within `affected` and moved or turned footprints within `moved`
     (seconds, moved inside affected): the times (N,) bool to sample again.
 
-    The affected span widened by the body's yaw window; back to the lift-off of any foot's swing under way
+    The affected span widened by half the body's moving window (its yaw and banking); back to the lift-off of any foot's swing under way
     at its start that may land on a moved footprint; on to the landing of any swing under way at its end
     (the hip it left with may have changed). Near the track's ends (the feet's rest places depend on the
     first and last footprints): every time.
     """
     tr, legs = schedule.track, schedule.leg_of_footprint
-    start0 = affected[0] - orientation.YAW_WINDOW / 2
-    stop0 = affected[1] + orientation.YAW_WINDOW / 2
+    start0 = affected[0] - orientation.BODY_WINDOW / 2
+    stop0 = affected[1] + orientation.BODY_WINDOW / 2
     start, stop = start0, stop0
     for leg in np.unique(legs):  # a handful of legs
         mine = np.flatnonzero(legs == leg)

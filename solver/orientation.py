@@ -10,7 +10,8 @@ import numpy as np
 
 from .character import GRAVITY
 
-YAW_WINDOW = 1.0  # seconds: the moving window over which the feet's headings are averaged
+BODY_WINDOW = 1.0  # seconds: the moving window (vdP97 §2.6) over which the feet's headings are averaged, and
+# the COM's acceleration for banking
 
 
 def _time_on_ground_until(tau, contact, liftoff, values):
@@ -31,7 +32,7 @@ def _time_on_ground_until(tau, contact, liftoff, values):
     return total
 
 
-def body_yaw(times, contact, liftoff, headings, window: float = YAW_WINDOW):
+def body_yaw(times, contact, liftoff, headings, window: float = BODY_WINDOW):
     """Circular mean of footprint headings weighted by their contact time inside [t - w/2, t + w/2].
 
     vdP97 §2.6: the body follows the mean orientation of the feet over a moving window. Where no footprint
@@ -71,8 +72,24 @@ def oscillation(psi, pitch_amplitude, roll_amplitude):
     return pitch_amplitude * np.sin(2.0 * psi), -roll_amplitude * np.sin(psi)
 
 
+def mean_acceleration(velocity_at, times, start, end, window: float = BODY_WINDOW):
+    """The COM's mean acceleration (N, 3) over the moving window around each time, clipped to [start, end]:
+    the velocity's change across it over its length. velocity_at(times) -> (N, 3).
+
+    Banking leans into a turn, a sustained lateral acceleration. The instantaneous one swings from side
+    to side with every step (the procedural roll's part) and jumps at every knot (the spline is C1): banked
+    to directly, the body snapped by up to 6 degrees in a frame at each footfall."""
+    t = np.asarray(times, dtype=float)
+    before, after = np.maximum(t - window / 2, start), np.minimum(t + window / 2, end)
+    span = after - before
+    change = velocity_at(np.concatenate([after, before]))
+    mean = (change[:len(t)] - change[len(t):]) / np.maximum(span, 1e-9)[:, None]
+    return np.where(span[:, None] > 1e-9, mean, 0.0)
+
+
 def bank(acceleration, yaw, gain):
-    """Lean into turns: a fraction of the angle whose tangent is lateral acceleration over g."""
+    """Lean into turns: a fraction of the angle whose tangent is lateral acceleration over g (the mean
+    acceleration over the moving window, mean_acceleration)."""
     right = np.stack([np.cos(yaw), np.sin(yaw)], axis=-1)
     lateral = np.einsum("sd,sd->s", np.asarray(acceleration)[:, :2], right)
     return gain * np.arctan2(lateral, GRAVITY)
@@ -80,7 +97,8 @@ def bank(acceleration, yaw, gain):
 
 def body_angles(times, track, character, acceleration=None):
     """Yaw, pitch and roll (each (N,)) of the body at the given times: yaw from the feet, the gait's
-    oscillation, and, given the COM acceleration (N, 3), banking into turns (vdP97 §2.6)."""
+    oscillation, and, given the COM's mean acceleration over the moving window (N, 3), banking into
+    turns (vdP97 §2.6)."""
     yaw = body_yaw(times, track.contact, track.liftoff, track.headings)
     pitch, roll = oscillation(stride_phase(times, track.contact), character.pitch_amplitude,
                               character.roll_amplitude)

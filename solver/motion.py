@@ -120,7 +120,9 @@ def quality_report(motion: Motion, schedule, measures, clearance_required) -> di
     - feet_below_ground: the deepest any foot's heel, mid-foot or toe goes below the ground (metres, 0 when
       none);
     - flight: the largest deviation of the COM's vertical acceleration from -g, and the largest horizontal
-      acceleration, as fractions of g, over samples inside flight phases.
+      acceleration, as fractions of g, over samples inside flight phases;
+    - swing: the quickest swing (a foot from one footprint to its next): its foot, lift-off and landing
+      times and distance, against the shortest a leg can plausibly swing in (None without a swing).
     """
     ch = motion.character
     leg_report = {}
@@ -151,7 +153,31 @@ def quality_report(motion: Motion, schedule, measures, clearance_required) -> di
             "vertical_acceleration_error": float(np.abs(a[in_flight, 2] + GRAVITY).max() / GRAVITY) if in_flight.any() else 0.0,
             "horizontal_acceleration": float(np.linalg.norm(a[in_flight, :2], axis=1).max() / GRAVITY) if in_flight.any() else 0.0,
         },
+        "swing": _quickest_swing(schedule, ch),
     }
+
+
+SWING_MIN = 0.5  # time units sqrt(l_nom / g): the quickest plausible swing. A leg swung as a free pendulum
+# takes 2.6 (half its period); people walk in 1.2-1.7 and sprinters swing in about 1.2 (0.35 s).
+
+
+def _quickest_swing(schedule, character):
+    """The report's swing entry: the shortest time any foot spends between two footprints."""
+    tr, legs = schedule.track, schedule.leg_of_footprint
+    quickest = None
+    for leg in np.unique(legs):  # a handful of legs
+        mine = np.flatnonzero(legs == leg)  # in time order
+        if len(mine) < 2:
+            continue
+        durations = tr.contact[mine[1:]] - tr.liftoff[mine[:-1]]
+        k = int(np.argmin(durations))
+        if quickest is None or durations[k] < quickest["seconds"]:
+            quickest = {"seconds": float(durations[k]), "foot": str(tr.feet[mine[k]]),
+                        "liftoff": float(tr.liftoff[mine[k]]), "contact": float(tr.contact[mine[k + 1]]),
+                        "distance": float(np.linalg.norm(tr.positions[mine[k + 1]] - tr.positions[mine[k]]))}
+    if quickest is not None:
+        quickest["plausible_min"] = SWING_MIN * character.time_unit
+    return quickest
 
 
 REACH_SLACK = 0.001  # metres past l_max a stance leg may reach before the report warns
@@ -160,7 +186,8 @@ REACH_SLACK = 0.001  # metres past l_max a stance leg may reach before the repor
 def report_warnings(report) -> list:
     """Short lines for the artist about what the motion could not do: the optimiser stopped at its
     iteration cap before converging (the motion may be visibly off its optimum); a stance leg reaches past
-    l_max (footprints too far apart, or too high, for the character's legs)."""
+    l_max (footprints too far apart, or too high, for the character's legs); a foot swings quicker than a
+    leg can (a lift-off too close to the foot's next contact: the foot flies)."""
     warnings = []
     optimizer = report.get("optimizer")
     if optimizer is not None and not optimizer["converged"]:
@@ -169,6 +196,11 @@ def report_warnings(report) -> list:
         if leg["max"] is not None and leg["max"] > leg["max_allowed"] + REACH_SLACK:
             warnings.append(f"Leg {foot} reaches {leg['max']:.3f} m standing, past its {leg['max_allowed']:.3f}: "
                             "footprints too far apart for the character")
+    swing = report.get("swing")
+    if swing is not None and swing["seconds"] < swing["plausible_min"]:
+        warnings.append(f"Foot {swing['foot']} swings {swing['distance']:.2f} m in {swing['seconds']:.3f} s "
+                        f"({swing['liftoff']:.3f} s to {swing['contact']:.3f} s), quicker than a leg can "
+                        f"({swing['plausible_min']:.2f} s): lift-off too close to its next contact")
     return warnings
 
 

@@ -813,6 +813,23 @@ def test_the_report_warns_of_what_the_motion_could_not_do(monkeypatch):
     assert walk.report["optimizer"]["converged"] and not fig1.report["optimizer"]["converged"]
 
 
+def test_the_report_warns_of_a_foot_that_must_fly():
+    """A lift-off typed too close to the foot's next contact (Fig. 1's steps out of standing once swung in
+    0.05 s, the foot at 26 m/s): the report gives the quickest swing and the warning says which and when."""
+    fig1 = track("fig1")
+    assert biped.solve(fig1).report["swing"]["seconds"] == pytest.approx(0.38)
+    liftoff = fig1.liftoff.copy()
+    liftoff[6] = 4.95  # footprint 6 (L) until 0.05 s before L lands on footprint 8
+    report = biped.solve(fig1.replace(liftoff=liftoff)).report
+    assert report["swing"]["foot"] == "L" and report["swing"]["seconds"] == pytest.approx(0.05)
+    assert report["swing"]["plausible_min"] == pytest.approx(0.5 * np.sqrt(0.86 / GRAVITY))
+    assert motion_module.report_warnings(report) == [
+        "Foot L swings 0.75 m in 0.050 s (4.950 s to 5.000 s), quicker than a leg can (0.15 s): lift-off too "
+        "close to its next contact"]
+    standing = make_track(["L", "R"], [(-0.1, 0, 0), (0.1, 0, 0)], np.zeros(2), [0.0, 0.0], [1.0, 1.0])
+    assert biped.solve(standing).report["swing"] is None  # no foot steps: nothing to warn of
+
+
 @pytest.fixture
 def cold_cache():
     clear_timing_cache()

@@ -15,16 +15,16 @@ import numpy as np
 DENSE_LIMIT = 16  # up to this many blocks per system one dense solve beats the reduction's numpy call count
 
 
-def solve(diag, upper, rhs, shift=None, starts=(0,)):
+def solve(diag, upper, rhs, shift=None, sizes=None):
     """Solve the system with diagonal blocks diag (n, b, b) plus a diagonal shift (n, b) if given, upper
     blocks upper (n-1, b, b) (block (i, i+1); the lower blocks are their transposes) and right-hand side
-    rhs (n, b). starts: the first block of each of the independent systems it is made of (a batch's
-    tracks: the upper blocks between two are zero). When none has more than DENSE_LIMIT blocks, each is
-    solved dense, all in one call."""
+    rhs (n, b). sizes: the block counts of the independent systems it is made of, in order (a batch's
+    tracks: the upper blocks between two are zero), a tuple; by default one. When none has more than
+    DENSE_LIMIT blocks, each is solved dense, all in one call."""
     n, b = diag.shape[:2]
-    sizes = np.diff(np.append(starts, n))
-    if sizes.max() <= DENSE_LIMIT:
-        rows, diagonal, blocks, padding, (count, size) = _dense_layout(tuple(sizes.tolist()), b)
+    sizes = (n,) if sizes is None else sizes
+    if max(sizes) <= DENSE_LIMIT:
+        rows, diagonal, blocks, padding, (count, size) = _dense_layout(sizes, b)
         dense = np.zeros(count * size * size + 1)  # the last entry takes the blocks between two systems
         dense[blocks] = np.concatenate([diag.ravel(), upper.ravel(), upper.ravel()])
         dense[padding] = 1.0  # a shorter system's unused rows: the identity, right-hand side zero

@@ -51,7 +51,7 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
     free = problem.initial_free() if free is None else free.copy()
     n_tracks = problem.n_tracks
     track = problem.free_track
-    starts = np.flatnonzero(np.diff(track, prepend=-1))  # each track's normal equations are its own
+    sizes = tuple(np.unique(track, return_counts=True)[1].tolist())  # each track's equations are its own
     energies, diag, upper, grad = problem.linearize(free)
     energies = np.maximum(energies, 1e-30)  # a track at zero energy stops at once (tolerance relative to it)
     damping = np.full(n_tracks, damping0)
@@ -68,7 +68,7 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
         # barrier, is rejected, and the damping swings (a two-footed hop took 180 iterations, now 51).
         curvature = np.maximum(curvature, np.diagonal(diag, axis1=1, axis2=2))
         shift = damping[track][:, None] * curvature
-        step = blocktridiag.solve(diag, upper, -grad, shift, starts)
+        step = blocktridiag.solve(diag, upper, -grad, shift, sizes)
         # The Gauss-Newton model's decrease along f s: with (A + D) s = -g, -(2 f g.s + f^2 s.A s)
         # = -2 f g.s + f^2 (g.s + s.D s); the whole step's (f = 1) is -g.s + s.D s.
         slope = np.bincount(track, np.add.reduce(step * grad, 1), n_tracks)

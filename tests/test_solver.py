@@ -648,9 +648,9 @@ def test_independent_block_tridiagonal_systems_solve_as_one(sizes):
         dense[6 * i:6 * i + 6, 6 * i + 6:6 * i + 12] = u[i]
         dense[6 * i + 6:6 * i + 12, 6 * i:6 * i + 6] = u[i].T
     expected = np.linalg.solve(dense, rhs.ravel())
-    assert np.allclose(blocktridiag.solve(d, u, rhs, shift, starts).ravel(), expected, rtol=1e-12, atol=1e-14)
+    assert np.allclose(blocktridiag.solve(d, u, rhs, shift, sizes).ravel(), expected, rtol=1e-12, atol=1e-14)
     alone = [blocktridiag.solve(d[a:a + k], u[a:a + k - 1], rhs[a:a + k], shift[a:a + k]) for a, k in zip(starts, sizes)]
-    assert np.allclose(blocktridiag.solve(d, u, rhs, shift, starts), np.concatenate(alone), rtol=1e-12, atol=1e-14)
+    assert np.allclose(blocktridiag.solve(d, u, rhs, shift, sizes), np.concatenate(alone), rtol=1e-12, atol=1e-14)
 
 
 def test_body_yaw_follows_the_feet_through_a_turn(motions):

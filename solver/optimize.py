@@ -69,11 +69,8 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
         curvature = np.maximum(curvature, np.diagonal(diag, axis1=1, axis2=2))
         shift = damping[track][:, None] * curvature
         step = blocktridiag.solve(diag, upper, -grad, shift, sizes)
-        # The Gauss-Newton model's decrease along f s: with (A + D) s = -g, -(2 f g.s + f^2 s.A s)
-        # = -2 f g.s + f^2 (g.s + s.D s); the whole step's (f = 1) is -g.s + s.D s.
-        slope = np.bincount(track, np.add.reduce(step * grad, 1), n_tracks)
-        curving = slope + np.bincount(track, np.add.reduce(shift * step * step, 1), n_tracks)
-        predicted = curving - 2.0 * slope
+        # The Gauss-Newton model's decrease: with (A + D) s = -g, -(2 g.s + s.A s) = -g.s + s.D s.
+        predicted = np.bincount(track, np.add.reduce(step * (shift * step - grad), 1), n_tracks)
         # A step the model says gains under the tolerance is not worth evaluating: converged.
         done |= predicted <= tolerance * energies
         if done.all():
@@ -92,7 +89,6 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
             new_energies, new_diag, new_upper, new_grad = problem.linearize(trial)
             evaluations += 1
             better = (new_energies < energies) & ~done
-            predicted = np.where(shortened, fraction * (fraction * curving - 2.0 * slope), predicted)
         keep = better[track]
         free = _select(keep, trial, free)
         diag = _select(keep, new_diag, diag)
@@ -103,12 +99,13 @@ def levenberg_marquardt(problem: Problem, free=None, max_iterations: int = 100, 
         # Nielsen 1999 ("Damping parameter in Marquardt's method", IMM-REP-1999-05): on a gain, damping
         # times max(1/3, 1 - (2 rho - 1)^3), rho the gain against the model's;
         # on a loss, times 2, 4, 8... A finished track's damping stays (it would grow without bound).
-        # A step that gained only when shortened keeps its damping: the model held over a fraction of it.
+        # A step that gained only when shortened keeps its damping (the model held over a fraction of it),
+        # and its gain, a fraction of what the model offered, does not say the track has converged.
         rho = np.where(better, gained / np.maximum(predicted, 1e-300), 0.0)
         factor = np.where(shortened, 1.0, np.maximum(1.0 / 3.0, 1.0 - (2.0 * rho - 1.0) ** 3))
         damping = np.where(better, damping * factor, np.where(done, damping, damping * growth))
         growth = np.where(better, 2.0, np.where(done, growth, growth * 2.0))
-        done |= np.where(better, gained <= tolerance * new_energies, damping > 1e12)
+        done |= np.where(better, (gained <= tolerance * new_energies) & ~shortened, damping > 1e12)
         energies = np.where(better, new_energies, energies)
         if done.all():
             break

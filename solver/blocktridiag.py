@@ -12,7 +12,8 @@ from functools import lru_cache
 import numpy as np
 
 
-DENSE_LIMIT = 16  # up to this many blocks per system one dense solve beats the reduction's numpy call count
+DENSE_LIMIT = 28  # up to this many blocks per system one dense solve beats the reduction's numpy call count
+# (measured: 24 blocks 0.24 against 0.69 ms, 32 blocks 0.80 against 0.79 ms)
 
 
 def solve(diag, upper, rhs, shift=None, sizes=None):

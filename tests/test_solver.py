@@ -629,10 +629,11 @@ def test_block_tridiagonal_solver_matches_dense():
         assert np.allclose(blocktridiag.solve(d, u, rhs, shift).ravel(), shifted)
 
 
-@pytest.mark.parametrize("sizes", [(1, 1, 1), (5, 13, 2), (16, 3), (4, 20)])
+@pytest.mark.parametrize("sizes", [(1, 1, 1), (5, 13, 2), (16, 3), (4, 20), (4, 30)])
 def test_independent_block_tridiagonal_systems_solve_as_one(sizes):
     """A batch's tracks: systems of any sizes, each solved on its own (dense, padded to the largest, while
     none exceeds DENSE_LIMIT blocks; by the reduction otherwise), as one dense solve of the whole."""
+    assert (max(sizes) > blocktridiag.DENSE_LIMIT) == (sizes == (4, 30))  # that one by the reduction
     rng = np.random.default_rng(len(sizes))
     n = sum(sizes)
     d = rng.normal(size=(n, 6, 6))

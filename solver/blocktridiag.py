@@ -25,16 +25,7 @@ def solve(diag, upper, rhs, shift=None, sizes=None):
     n, b = diag.shape[:2]
     sizes = (n,) if sizes is None else sizes
     if max(sizes) <= DENSE_LIMIT:
-        rows, diagonal, blocks, padding, (count, size) = _dense_layout(sizes, b)
-        dense = np.zeros(count * size * size + 1)  # the last entry takes the blocks between two systems
-        dense[blocks] = np.concatenate([diag.ravel(), upper.ravel(), upper.ravel()])
-        dense[padding] = 1.0  # a shorter system's unused rows: the identity, right-hand side zero
-        if shift is not None:
-            dense[diagonal] += shift.ravel()
-        padded = np.zeros(count * size)
-        padded[rows] = rhs.ravel()
-        solution = np.linalg.solve(dense[:-1].reshape(count, size, size), padded.reshape(count, size, 1))
-        return solution.ravel()[rows].reshape(n, b)
+        return _dense(diag, upper, np.swapaxes(upper, 1, 2), rhs, sizes, shift)
     d = diag
     if shift is not None:
         d = diag.copy()
@@ -45,6 +36,22 @@ def solve(diag, upper, rhs, shift=None, sizes=None):
         up[:-1] = upper
         lower[1:] = np.swapaxes(upper, 1, 2)
     return _reduce(d, lower, up, rhs)
+
+
+def _dense(diag, upper, lower, rhs, sizes, shift=None):
+    """The systems of the given sizes solved dense, padded to the largest, in one call: upper (n-1, b, b)
+    the blocks (i, i+1), lower (n-1, b, b) the blocks (i+1, i)."""
+    n, b = diag.shape[:2]
+    rows, diagonal, blocks, padding, (count, size) = _dense_layout(sizes, b)
+    dense = np.zeros(count * size * size + 1)  # the last entry takes the blocks between two systems
+    dense[blocks] = np.concatenate([diag.ravel(), upper.ravel(), np.swapaxes(lower, 1, 2).ravel()])
+    dense[padding] = 1.0  # a shorter system's unused rows: the identity, right-hand side zero
+    if shift is not None:
+        dense[diagonal] += shift.ravel()
+    padded = np.zeros(count * size)
+    padded[rows] = rhs.ravel()
+    solution = np.linalg.solve(dense[:-1].reshape(count, size, size), padded.reshape(count, size, 1))
+    return solution.ravel()[rows].reshape(n, b)
 
 
 @lru_cache(maxsize=64)
@@ -83,8 +90,8 @@ def _dense_layout(sizes, b):
 def _reduce(d, lo, up, r):
     """Solve lo_i x_{i-1} + d_i x_i + up_i x_{i+1} = r_i (lo_0 = 0, up_{n-1} = 0)."""
     n = d.shape[0]
-    if n == 1:
-        return np.linalg.solve(d, r[..., None])[..., 0]
+    if n <= max(DENSE_LIMIT, 1):  # few enough blocks left: the rest in one dense solve, not more levels
+        return _dense(d, up[:-1], lo[1:], r, (n,))
     odd = np.arange(1, n, 2)
     even = np.arange(0, n, 2)
     d_odd_inv = np.linalg.inv(d[odd])

@@ -68,11 +68,19 @@ def _axis_angle_between(r0, r1):
 
 
 def _rodrigues(axis, angle):
-    k = np.zeros((len(axis), 3, 3))
-    k[:, 0, 1], k[:, 0, 2], k[:, 1, 2] = -axis[:, 2], axis[:, 1], -axis[:, 0]
-    k[:, 1, 0], k[:, 2, 0], k[:, 2, 1] = axis[:, 2], -axis[:, 1], axis[:, 0]
-    s, c = np.sin(angle)[:, None, None], np.cos(angle)[:, None, None]
-    return np.eye(3) + s * k + (1.0 - c) * (k @ k)
+    """(n, 3, 3) rotations by angle (n,) about unit axis (n, 3): c I + s [a]x + (1 - c) a a^T, elementwise
+    (the stacked matrix products of I + s K + (1 - c) K^2 cost more than all the rest)."""
+    s, c = np.sin(angle), np.cos(angle)
+    out = (1.0 - c)[:, None, None] * (axis[:, :, None] * axis[:, None, :])
+    out[:, [0, 1, 2], [0, 1, 2]] += c[:, None]
+    x, y, z = (s[:, None] * axis).T
+    out[:, 0, 1] -= z
+    out[:, 1, 0] += z
+    out[:, 0, 2] += y
+    out[:, 2, 0] -= y
+    out[:, 1, 2] -= x
+    out[:, 2, 1] += x
+    return out
 
 
 def terrain_normals(terrain, xy, eps=0.02):
@@ -144,10 +152,11 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     bump = bumps[swing_of]
     swing_pos = line
     swing_pos[:, 2] += bump * 4.0 * u * (1.0 - u)
-    axis, angle = _axis_angle_between(start_rot, anchors_rot[nxt])
-    swing_rot = start_rot @ _rodrigues(axis, angle * s)
     position = np.where(standing[:, None], stand_pos, swing_pos)
-    rotation = np.where(standing[:, None, None], stand_rot, swing_rot)
+    rotation = stand_rot
+    swinging = ~standing
+    axis, angle = _axis_angle_between(start_rot[swinging], anchors_rot[nxt[swinging]])
+    rotation[swinging] = start_rot[swinging] @ _rodrigues(axis, angle * s[swinging])
 
     def by_time(rows):  # (L * N, ...) leg-major rows to (N, L, ...)
         return np.swapaxes(rows.reshape((legs, n) + rows.shape[1:]), 0, 1)

@@ -280,9 +280,18 @@ def _heel_off(pos, rot, hip, character, half):
     radius = np.maximum(np.hypot(a_coef, b_coef), 1e-12)
     beta = np.arctan2(b_coef, a_coef) - np.arccos(np.clip(c_coef / radius, -1.0, 1.0))
     beta = np.where(ahead & over, np.clip(beta, 0.0, MAX_PIVOT), 0.0)
-    new_rot = rot @ rotation_matrices(0.0, -beta, 0.0)  # heel up: about the foot's X axis
+    new_rot = _about_own_x(rot, -beta)  # heel up: about the foot's X axis
     new_pos = toe - half * new_rot[:, :, 1]
     return beta, new_pos, new_rot
+
+
+def _about_own_x(rot, angle):
+    """rot @ Rx(angle) (n, 3, 3), elementwise: the frames turned about their own X axes."""
+    c, s = np.cos(angle)[:, None], np.sin(angle)[:, None]
+    out = rot.copy()
+    out[:, :, 1] = c * rot[:, :, 1] + s * rot[:, :, 2]
+    out[:, :, 2] = c * rot[:, :, 2] - s * rot[:, :, 1]
+    return out
 
 
 def _leg_end(character):

@@ -120,4 +120,5 @@ def rotation_matrices(yaw, pitch, roll):
 
 def hip_offsets_in_world(yaw, pitch, roll, offsets):
     """(S, L, 3): the hips' offsets from the COM (offsets (L, 3), body frame) turned with the body."""
-    return np.einsum("sij,lj->sli", rotation_matrices(yaw, pitch, roll), offsets)
+    rotations = rotation_matrices(yaw, pitch, roll)
+    return np.swapaxes((rotations.reshape(-1, 3) @ np.asarray(offsets).T).reshape(len(rotations), 3, -1), 1, 2)

@@ -95,7 +95,7 @@ def evaluate(layout_: SplineLayout, free, times):
     h = knots[seg + 1] - knots[seg]
     s = (times - knots[seg]) / h
     start, end = layout_.segment_states(free)
-    states = np.stack([start[seg, :3], start[seg, 3:], end[seg, :3], end[seg, 3:]], axis=1)  # (S, 4, 3)
+    states = np.concatenate([start, end], axis=1).reshape(-1, 4, 3)[seg]  # (S, 4, 3): P0, V0, P1, V1
     bp, bv, ba = hermite_basis(s, h)
     return (np.einsum("sk,skd->sd", bp, states), np.einsum("sk,skd->sd", bv, states),
             np.einsum("sk,skd->sd", ba, states))

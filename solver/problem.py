@@ -241,11 +241,12 @@ class Problem:
         tracks = np.arange(self.n_tracks)
         first = np.searchsorted(segment_track, tracks)
         last = np.searchsorted(segment_track, tracks, side="right") - 1
-        ends = np.unique(np.concatenate([first, last]))  # one segment when a track has only one
-        ends = ends[self.coupled[ends]]
+        is_first, is_last = np.zeros((2, len(segment_track)), dtype=bool)
+        is_first[first], is_last[last] = True, True
+        ends = np.flatnonzero((is_first | is_last) & self.coupled)  # one segment when a track has only one
         offset = np.zeros((len(ends), 3))
         following = np.minimum(ends + 1, len(self.h) - 1)
-        takes_off = (np.isin(ends, first) & ~np.isin(ends, last) & ~self.coupled[following]
+        takes_off = (is_first[ends] & ~is_last[ends] & ~self.coupled[following]
                      & (segment_track[following] == segment_track[ends]))
         offset[takes_off] = GRAVITY_VECTOR * self.h[following[takes_off], None]
         return np.stack([self.left[ends], self.right[ends]], axis=1), segment_track[ends], offset

@@ -121,4 +121,6 @@ def rotation_matrices(yaw, pitch, roll):
 def hip_offsets_in_world(yaw, pitch, roll, offsets):
     """(S, L, 3): the hips' offsets from the COM (offsets (L, 3), body frame) turned with the body."""
     rotations = rotation_matrices(yaw, pitch, roll)
-    return np.swapaxes((rotations.reshape(-1, 3) @ np.asarray(offsets).T).reshape(len(rotations), 3, -1), 1, 2)
+    offsets = np.asarray(offsets, dtype=float)
+    turned = rotations.reshape(-1, 3) @ offsets.T  # one product for every sample: (S 3, L)
+    return np.swapaxes(turned.reshape(rotations.shape[0], 3, len(offsets)), 1, 2)

@@ -629,6 +629,26 @@ def test_block_tridiagonal_solver_matches_dense():
         assert np.allclose(blocktridiag.solve(d, u, rhs, shift).ravel(), shifted)
 
 
+@pytest.mark.parametrize("n", [1, 2, 29, 57, 130])
+def test_cyclic_reduction_solves_unsymmetric_systems(n):
+    """The reduction's own levels, and the dense solve it ends with once DENSE_LIMIT blocks or fewer remain,
+    take any lower and upper blocks (lo_i the block (i, i-1), up_i (i, i+1)), not only transposes."""
+    rng = np.random.default_rng(n)
+    d = rng.normal(size=(n, 6, 6)) + 8 * np.eye(6)
+    lo, up = rng.normal(size=(2, n, 6, 6))
+    lo[0], up[-1] = 0.0, 0.0
+    rhs = rng.normal(size=(n, 6))
+    dense = np.zeros((6 * n, 6 * n))
+    for i in range(n):
+        dense[6 * i:6 * i + 6, 6 * i:6 * i + 6] = d[i]
+        if i:
+            dense[6 * i:6 * i + 6, 6 * i - 6:6 * i] = lo[i]
+        if i < n - 1:
+            dense[6 * i:6 * i + 6, 6 * i + 6:6 * i + 12] = up[i]
+    assert np.allclose(blocktridiag._reduce(d, lo, up, rhs).ravel(), np.linalg.solve(dense, rhs.ravel()),
+                       rtol=1e-10, atol=1e-12)
+
+
 @pytest.mark.parametrize("sizes", [(1, 1, 1), (5, 13, 2), (16, 3), (4, 20), (4, 30)])
 def test_independent_block_tridiagonal_systems_solve_as_one(sizes):
     """A batch's tracks: systems of any sizes, each solved on its own (dense, padded to the largest, while

@@ -610,6 +610,18 @@ def test_normal_equations_match_the_dense_jacobian():
                 assert np.allclose(w_grad, grad[first:stop], rtol=0, atol=1e-11 * np.abs(jtr).max())
 
 
+def block_tridiagonal_dense(diag, lower, upper):
+    """The dense matrix of diagonal blocks diag (n, b, b), lower[i] the block (i + 1, i), upper[i] (i, i + 1)."""
+    n, b = diag.shape[:2]
+    dense = np.zeros((n * b, n * b))
+    for i in range(n):
+        dense[b * i:b * i + b, b * i:b * i + b] = diag[i]
+    for i in range(n - 1):
+        dense[b * i + b:b * i + 2 * b, b * i:b * i + b] = lower[i]
+        dense[b * i:b * i + b, b * i + b:b * i + 2 * b] = upper[i]
+    return dense
+
+
 def test_block_tridiagonal_solver_matches_dense():
     rng = np.random.default_rng(7)
     for n in (1, 2, 3, 17, 40):
@@ -617,12 +629,7 @@ def test_block_tridiagonal_solver_matches_dense():
         d = d @ np.swapaxes(d, 1, 2) + 6 * np.eye(6)
         u = rng.normal(size=(n - 1, 6, 6))
         rhs = rng.normal(size=(n, 6))
-        dense = np.zeros((6 * n, 6 * n))
-        for i in range(n):
-            dense[6 * i:6 * i + 6, 6 * i:6 * i + 6] = d[i]
-        for i in range(n - 1):
-            dense[6 * i:6 * i + 6, 6 * i + 6:6 * i + 12] = u[i]
-            dense[6 * i + 6:6 * i + 12, 6 * i:6 * i + 6] = u[i].T
+        dense = block_tridiagonal_dense(d, np.swapaxes(u, 1, 2), u)
         assert np.allclose(blocktridiag.solve(d, u, rhs).ravel(), np.linalg.solve(dense, rhs.ravel()))
         shift = rng.uniform(0.5, 2.0, size=(n, 6))  # LM's damping, added to the diagonal inside
         shifted = np.linalg.solve(dense + np.diag(shift.ravel()), rhs.ravel())
@@ -638,13 +645,7 @@ def test_cyclic_reduction_solves_unsymmetric_systems(n):
     lo, up = rng.normal(size=(2, n, 6, 6))
     lo[0], up[-1] = 0.0, 0.0
     rhs = rng.normal(size=(n, 6))
-    dense = np.zeros((6 * n, 6 * n))
-    for i in range(n):
-        dense[6 * i:6 * i + 6, 6 * i:6 * i + 6] = d[i]
-        if i:
-            dense[6 * i:6 * i + 6, 6 * i - 6:6 * i] = lo[i]
-        if i < n - 1:
-            dense[6 * i:6 * i + 6, 6 * i + 6:6 * i + 12] = up[i]
+    dense = block_tridiagonal_dense(d, lo[1:], up[:-1])
     assert np.allclose(blocktridiag._reduce(d, lo, up, rhs).ravel(), np.linalg.solve(dense, rhs.ravel()),
                        rtol=1e-10, atol=1e-12)
 
@@ -662,12 +663,7 @@ def test_independent_block_tridiagonal_systems_solve_as_one(sizes):
     starts = np.cumsum((0,) + sizes[:-1])
     u[starts[1:] - 1] = 0.0  # no coupling between two systems
     rhs, shift = rng.normal(size=(n, 6)), rng.uniform(0.5, 2.0, size=(n, 6))
-    dense = np.diag(shift.ravel())
-    for i in range(n):
-        dense[6 * i:6 * i + 6, 6 * i:6 * i + 6] += d[i]
-    for i in range(n - 1):
-        dense[6 * i:6 * i + 6, 6 * i + 6:6 * i + 12] = u[i]
-        dense[6 * i + 6:6 * i + 12, 6 * i:6 * i + 6] = u[i].T
+    dense = block_tridiagonal_dense(d, np.swapaxes(u, 1, 2), u) + np.diag(shift.ravel())
     expected = np.linalg.solve(dense, rhs.ravel())
     assert np.allclose(blocktridiag.solve(d, u, rhs, shift, sizes).ravel(), expected, rtol=1e-12, atol=1e-14)
     alone = [blocktridiag.solve(d[a:a + k], u[a:a + k - 1], rhs[a:a + k], shift[a:a + k]) for a, k in zip(starts, sizes)]

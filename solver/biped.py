@@ -180,10 +180,10 @@ def _reached(schedule, times, affected, moved):
     """After a re-solve that changed the COM within `affected` and moved or turned footprints within `moved`
     (seconds, moved inside affected): the times (N,) bool to sample again.
 
-    The affected span widened by half the body's moving window (its yaw and banking); back to the lift-off of any foot's swing under way
-    at its start that may land on a moved footprint; on to the landing of any swing under way at its end
-    (the hip it left with may have changed). Near the track's ends (the feet's rest places depend on the
-    first and last footprints): every time.
+    The affected span widened by half the body's moving window (its yaw and banking); back to the lift-off
+    of any foot's swing under way at its start that may land on a moved footprint; on to the landing of any
+    swing under way at its end (the hip it left with may have changed). Near the track's ends (the feet's
+    rest places depend on the first and last footprints): every time.
     """
     tr, legs = schedule.track, schedule.leg_of_footprint
     start0 = affected[0] - orientation.BODY_WINDOW / 2

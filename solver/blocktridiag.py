@@ -58,9 +58,9 @@ def _dense(diag, upper, lower, rhs, sizes, shift=None):
 def _dense_layout(sizes, b):
     """Where a block-tridiagonal system made of independent ones of the given block counts goes in a stack
     of dense (m b, m b) matrices, m the largest count: each unknown's row in the stack (flattened) and its
-    diagonal entry, the flat indices of the entries of the diagonal blocks, the upper blocks and the lower blocks (the upper
-    ones transposed; those between two systems go to the scratch entry past the stack's end), those of
-    the shorter systems' unused diagonal entries, and the stack's shape (systems, m b)."""
+    diagonal entry; the flat indices of the entries of the diagonal blocks, the upper blocks and the lower
+    blocks (the upper ones transposed; those between two systems go to the scratch entry past the stack's
+    end); those of the shorter systems' unused diagonal entries; and the stack's shape (systems, m b)."""
     sizes = np.asarray(sizes)
     count, size = len(sizes), int(sizes.max()) * b
     system = np.repeat(np.arange(count), sizes)  # per block

@@ -11,7 +11,7 @@ from ..solver.terrain import HeightField
 
 DOWN = Vector((0.0, 0.0, -1.0))
 SPACING = 0.05  # metres between height samples: a riser becomes a 5 cm ramp (the solver's test stairs too)
-MARGIN = 1.0  # metres of terrain sampled around each footprint, the region snapped out to whole metres
+MARGIN = 1.0  # metres of terrain sampled around each footprint (the region snapped out to the lattice)
 HEADROOM = 1.0  # metres above the footprints nearby that the rays start from (under a bridge: the ground)
 MAX_SAMPLES = 250_000  # rays: a larger corridor is sampled coarser
 MAX_CELLS = 2_000_000  # grid cells (16 MB): a larger region is sampled coarser
@@ -68,8 +68,9 @@ class _Field:
         self.spacing = spacing
         self.origin = origin  # (x, y) lattice index of cell [0, 0]: the region's low corner / spacing
         self.heights = np.zeros(shape)
-        self.sampled = np.zeros(shape, dtype=bool)
-        self.positions = None  # the footprints it was last asked for...
+        self.cast_from = np.full(shape, np.nan)  # the height each cell's ray started from (NaN: never cast)
+        self.positions = None  # the footprints it was last asked for, their _tops...
+        self.tops = None
         self.solver = None  # ...and the HeightField made for them
 
     def moved_to(self, origin, shape):
@@ -81,7 +82,7 @@ class _Field:
         if (high > low).all():
             old = np.s_[low[1] - self.origin[1]:high[1] - self.origin[1], low[0] - self.origin[0]:high[0] - self.origin[0]]
             new = np.s_[low[1] - origin[1]:high[1] - origin[1], low[0] - origin[0]:high[0] - origin[0]]
-            field.heights[new], field.sampled[new] = self.heights[old], self.sampled[old]
+            field.heights[new], field.cast_from[new] = self.heights[old], self.cast_from[old]
         return field
 
 
@@ -90,9 +91,11 @@ def height_field(context, terrain, positions, owner):
     (a collection: each track on a terrain keeps its own samples), as the solver's HeightField; None when
     the terrain is not evaluated (disabled in viewports, excluded): the solver then takes the ground from
     the footprints. One vertical ray per grid cell within MARGIN of a footprint, from HEADROOM above the
-    footprints there; cells sampled once are kept until the terrain changes (forget), also when footprints
-    are added or removed (the cells lie on a lattice fixed in the world). Cells no ray hits (past the
-    mesh's edge), and cells away from every footprint, stand at the lowest footprint's height."""
+    footprints there; a cell's sample is kept until the terrain changes (forget) or its ray would start
+    elsewhere (a footprint nearby went up onto a bridge, say), also when footprints are added or removed
+    (the cells lie on a lattice fixed in the world): the same footprints give the same field whatever the
+    edits before. Cells no ray hits (past the mesh's edge), and cells away from every footprint, stand at
+    the lowest footprint's height."""
     low_xy = positions[:, :2].min(axis=0) - MARGIN
     high_xy = positions[:, :2].max(axis=0) + MARGIN
     area = float(np.prod(high_xy - low_xy))
@@ -111,9 +114,9 @@ def height_field(context, terrain, positions, owner):
         field = _fields[key] = field.moved_to(origin, shape)
     if field.solver is not None and np.array_equal(positions, field.positions):
         return field.solver  # the same footprints: a live update that only retimed, say
-    tops = _tops(positions, low, spacing, shape, int(math.ceil(MARGIN / spacing)))
-    ys, xs = np.nonzero(np.isfinite(tops) & ~field.sampled)
-    ground = float(positions[:, 2].min())
+    previous = None if field.tops is None else (field.tops, field.positions)
+    tops = _tops(positions, low, spacing, shape, int(math.ceil(MARGIN / spacing)), previous)
+    ys, xs = np.nonzero(np.isfinite(tops) & (tops != field.cast_from))
     if len(ys):
         try:
             probe = TerrainProbe(terrain, depsgraph)
@@ -122,24 +125,39 @@ def height_field(context, terrain, positions, owner):
         hit, points, _normals = probe.project(np.column_stack([low[0] + xs * spacing, low[1] + ys * spacing]),
                                               tops[ys, xs])
         field.heights[ys, xs] = np.where(hit, points[:, 2], np.nan)
-        field.sampled[ys, xs] = True
-        field.solver = None
-    if field.solver is None or ground != field.positions[:, 2].min():
-        heights = np.where(field.sampled & np.isfinite(field.heights), field.heights, ground)
-        field.solver = HeightField((float(low[0]), float(low[1])), spacing, heights)
-    field.positions = positions.copy()
+        field.cast_from[ys, xs] = tops[ys, xs]
+    heights = np.where(np.isfinite(tops) & np.isfinite(field.heights), field.heights, float(positions[:, 2].min()))
+    field.solver = HeightField((float(low[0]), float(low[1])), spacing, heights)
+    field.positions, field.tops = positions.copy(), tops
     return field.solver
 
 
-def _tops(positions, low, spacing, shape, reach):
+def _tops(positions, low, spacing, shape, reach, previous=None):
     """(ny, nx): for the grid cells within reach cells (a square) of a footprint, HEADROOM above the
-    highest such footprint; -inf elsewhere."""
-    tops = np.full(shape, -np.inf)
-    cells = np.clip(np.round((positions[:, :2] - low) / spacing).astype(int), 0, np.array(shape)[::-1] - 1)
-    for (x, y), z in zip(cells, positions[:, 2]):  # one slice per footprint
-        square = tops[max(y - reach, 0):y + reach + 1, max(x - reach, 0):x + reach + 1]
+    highest such footprint; -inf elsewhere. previous: (tops, positions) of the same grid and as many
+    footprints: only around the footprints that moved since is it worked out again (a drag moves one)."""
+    cells = _cells(positions, low, spacing, shape)
+    if previous is None or len(previous[1]) != len(positions):
+        tops, (y0, y1, x0, x1) = np.full(shape, -np.inf), (0, shape[0], 0, shape[1])
+    else:
+        tops, before = previous[0].copy(), previous[1]
+        moved = np.flatnonzero((before != positions).any(axis=1))
+        around = np.concatenate([cells[moved], _cells(before[moved], low, spacing, shape)])
+        if not len(around):
+            return tops
+        (x0, y0), (x1, y1) = np.maximum(around.min(axis=0) - reach, 0), around.max(axis=0) + reach + 1
+        tops[y0:y1, x0:x1] = -np.inf
+    near = ((cells[:, 0] + reach >= x0) & (cells[:, 0] - reach < x1)
+            & (cells[:, 1] + reach >= y0) & (cells[:, 1] - reach < y1))
+    for (x, y), z in zip(cells[near], positions[near, 2]):  # one slice per footprint
+        square = tops[max(y - reach, y0):min(y + reach + 1, y1), max(x - reach, x0):min(x + reach + 1, x1)]
         np.maximum(square, z + HEADROOM, out=square)
     return tops
+
+
+def _cells(positions, low, spacing, shape):
+    """(F, 2): the grid cell (x, y) nearest each footprint, clipped into the grid."""
+    return np.clip(np.round((positions[:, :2] - low) / spacing).astype(int), 0, np.array(shape)[::-1] - 1)
 
 
 def revision(terrain):

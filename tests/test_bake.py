@@ -678,6 +678,16 @@ def test_the_solver_sees_the_terrain_mesh(addon, rig_scene, monkeypatch):
     assert motion.feet[over, 0, 2].max() > 0.15 + 0.05
     field = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
     assert np.isclose(field.heights(np.array([[0.1, 2.4]]))[0], 0.0, atol=1e-6)  # under the bridge: the ground
+    # A footprint put up on the bridge: the cells around it are cast again from above the deck, and back
+    # down, from under it: the same footprints give the same field whatever the edits before.
+    last = footprint_objects(coll)[3]
+    for z, deck_or_ground in ((2.5, 2.5), (0.0, 0.0)):
+        last.location = (0.1, 2.4, z)
+        bpy.context.view_layer.update()
+        field = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
+        assert np.isclose(field.heights(np.array([[0.1, 2.3]]))[0], deck_or_ground, atol=1e-6)
+    last.location = (0.1, 2.05, 0.0)
+    bpy.context.view_layer.update()
     # Sampled once per terrain state: moving the terrain drops it; a footprint moved anywhere (here off
     # the line, where nothing was sampled yet) is sampled there; past the mesh's edge the ground is the
     # lowest footprint's, not the mesh's lowest point.
@@ -736,7 +746,13 @@ def test_the_solver_sees_the_terrain_mesh(addon, rig_scene, monkeypatch):
         rows, columns = np.mgrid[0:shape[0], 0:shape[1]]
         squares = [np.where((np.abs(columns - x) <= reach) & (np.abs(rows - y) <= reach), z + terrain_module.HEADROOM,
                             -np.inf) for (x, y), z in zip(cell, positions[:, 2])]
-        assert np.array_equal(terrain_module._tops(positions, low, spacing, shape, reach), np.max(squares, axis=0))
+        tops = terrain_module._tops(positions, low, spacing, shape, reach)
+        assert np.array_equal(tops, np.max(squares, axis=0))
+        # After a footprint moved, worked out again only around its old and new places: the same.
+        moved = positions.copy()
+        moved[3] += [2.0, -1.5, 0.7]
+        again = terrain_module._tops(moved, low, spacing, shape, reach, (tops, positions))
+        assert np.array_equal(again, terrain_module._tops(moved, low, spacing, shape, reach))
 
 
 def test_editing_the_terrain_re_solves_the_live_preview(addon, rig_scene):

@@ -26,7 +26,7 @@ class Assembly:
     segments: slice
     samples: slice
     n_free: int
-    end_pairs: np.ndarray  # the problem's steady-ends pairs touching its states
+    end_pair_rows: np.ndarray  # indices of the problem's steady-ends pairs (end_pairs) touching its states
     source: np.ndarray  # per output term: the value it takes...
     target: np.ndarray  # ...the flat output entry it adds to...
     coefficient: np.ndarray  # ...times this

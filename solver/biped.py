@@ -161,12 +161,15 @@ def _pose(part, free, times, footprint_rotations):
     """The motion's POSE arrays, in that order, at the times (in any order)."""
     sched, ch, terrain = part.schedule, part.character, part.terrain
     # The times asked, then each footprint's lift-off instant: a swing starts from the pose the foot left in
-    # then, as the stance ends. One evaluation of the COM and the body for both.
+    # then, as the stance ends. One evaluation of the COM (and of its velocity at the banking windows' ends)
+    # and of the body for both.
     lift = np.maximum(np.nextafter(np.minimum(sched.track.liftoff, sched.end), -np.inf), sched.start)
     every = np.concatenate([times, lift])
-    com, vel, acc = spline.evaluate(part.layout, free, every)
-    lean = orientation.mean_acceleration(lambda t: spline.evaluate(part.layout, free, t)[1], every, sched.start,
-                                         sched.end)
+    before, after = orientation.window_ends(every, sched.start, sched.end)  # the banking's windows
+    k = len(every)
+    com, velocities, acc = spline.evaluate(part.layout, free, np.concatenate([every, before, after]))
+    com, vel, acc = com[:k], velocities[:k], acc[:k]
+    lean = orientation.mean_acceleration(before, after, velocities[k:2 * k], velocities[2 * k:])
     yaw, pitch, roll = orientation.body_angles(every, sched.track, ch, lean)
     hips = com[:, None, :] + orientation.hip_offsets_in_world(yaw, pitch, roll, ch.hip_offsets)
     n = len(times)

@@ -280,12 +280,12 @@ def _heel_off(pos, rot, hip, character, half):
     radius = np.maximum(np.hypot(a_coef, b_coef), 1e-12)
     beta = np.arctan2(b_coef, a_coef) - np.arccos(np.clip(c_coef / radius, -1.0, 1.0))
     beta = np.where(ahead & over, np.clip(beta, 0.0, MAX_PIVOT), 0.0)
-    new_rot = _about_own_x(rot, -beta)  # heel up: about the foot's X axis
+    new_rot = about_own_x(rot, -beta)  # heel up: about the foot's X axis
     new_pos = toe - half * new_rot[:, :, 1]
     return beta, new_pos, new_rot
 
 
-def _about_own_x(rot, angle):
+def about_own_x(rot, angle):
     """rot @ Rx(angle) (n, 3, 3), elementwise: the frames turned about their own X axes."""
     c, s = np.cos(angle)[:, None], np.sin(angle)[:, None]
     out = rot.copy()

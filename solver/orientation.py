@@ -72,18 +72,21 @@ def oscillation(psi, pitch_amplitude, roll_amplitude):
     return pitch_amplitude * np.sin(2.0 * psi), -roll_amplitude * np.sin(psi)
 
 
-def mean_acceleration(velocity_at, times, start, end, window: float = BODY_WINDOW):
-    """The COM's mean acceleration (N, 3) over the moving window around each time, clipped to [start, end]:
-    the velocity's change across it over its length. velocity_at(times) -> (N, 3).
+def window_ends(times, start, end, window: float = BODY_WINDOW):
+    """(before, after) (N,) each: the moving window around each time, clipped to the motion's [start, end]."""
+    t = np.asarray(times, dtype=float)
+    return np.maximum(t - window / 2, start), np.minimum(t + window / 2, end)
+
+
+def mean_acceleration(before, after, velocity_before, velocity_after):
+    """The COM's mean acceleration (N, 3) over the windows [before, after] (window_ends): the velocity's
+    change across each over its length.
 
     Banking leans into a turn, a sustained lateral acceleration. The instantaneous one swings from side
     to side with every step (the procedural roll's part) and jumps at every knot (the spline is C1): banked
     to directly, the body snapped by up to 6 degrees in a frame at each footfall."""
-    t = np.asarray(times, dtype=float)
-    before, after = np.maximum(t - window / 2, start), np.minimum(t + window / 2, end)
     span = after - before
-    change = velocity_at(np.concatenate([after, before]))
-    mean = (change[:len(t)] - change[len(t):]) / np.maximum(span, 1e-9)[:, None]
+    mean = (velocity_after - velocity_before) / np.maximum(span, 1e-9)[:, None]
     return np.where(span[:, None] > 1e-9, mean, 0.0)
 
 

@@ -328,10 +328,10 @@ class Problem:
     def sample_states(self, free, rows=None):
         """COM positions and accelerations (S, 3) at the samples (or the given sample rows)."""
         if rows is None:
-            controls = self.controls(free)
-            y = (self.hermite.reshape(len(controls), -1, 4) @ controls).reshape(-1, 2, 3)
-        else:  # only the rows' segments (the greedy descent asks for a few)
-            y = self.hermite[rows] @ self.controls(free, self.sample_segment[rows])
+            p, a = self._states_of(free, slice(None), slice(None))
+            return p.T, a.T
+        # Only the rows' segments: the greedy descent asks for a few.
+        y = self.hermite[rows] @ self.controls(free, self.sample_segment[rows])
         return y[:, 0], y[:, 1]
 
     # --- residuals ------------------------------------------------------------------------------
@@ -426,8 +426,7 @@ class Problem:
 
     def energy_terms(self, free):
         """Per track: total energy, and its physics / comfort / barrier / clearance / ends parts."""
-        p, a = self.sample_states(free)
-        r = self.evaluate(p.T, a.T)
+        r = self.evaluate(*self._states_of(free, slice(None), slice(None)))
         legs = self.legs
         parts = {"physics": r[:3], "comfort": r[3:3 + legs], "barrier": r[3 + legs:3 + 2 * legs],
                  "clearance": r[3 + 2 * legs:]}
@@ -452,7 +451,7 @@ class Problem:
         """
         a = self.assembly if assembly is None else assembly
         rows = None if assembly is None else a.samples  # (a window's: reading self.assembly would build it)
-        r, dp, da = self.evaluate(*self._states_of(free, a), rows, jacobian=True)
+        r, dp, da = self.evaluate(*self._states_of(free, a.segments, a.samples), rows, jacobian=True)
         # Per sample, J^T J in its own [p, a] (blocks (u, v)) and J^T r: only the physics rows depend on a.
         n = r.shape[1]
         blocks = np.empty((2, 2, 3, 3, n))
@@ -470,7 +469,7 @@ class Problem:
         jtj = np.add.reduce(jtj * self.pair_scale[:, :, None, None, seg], (0, 1))  # (x, y, segment, k, l)
         jtr = (gradient.reshape(2, 3 * n_seg, per) @ self.sample_weights).reshape(2, 3, n_seg, 4)
         jtr = np.add.reduce(jtr * self.control_scale[:, None, seg], 0)  # (x, segment, k)
-        r_end = self.end_residuals(free, a.end_pairs)
+        r_end = self.end_residuals(free, a.end_pair_rows)
         return a.assemble(np.concatenate([jtj.ravel(), jtr.ravel(), r_end.ravel(), (r_end * r_end).ravel()]),
                           np.add.reduce(r * r, 0))
 
@@ -478,15 +477,15 @@ class Problem:
         """Per track, the energy linearize() gives (over the assembly's samples and steady-ends pairs), alone:
         the optimiser tries shorter steps with it."""
         a = self.assembly if assembly is None else assembly
-        r = self.evaluate(*self._states_of(free, a), None if assembly is None else a.samples)
-        r_end = self.end_residuals(free, a.end_pairs)
+        r = self.evaluate(*self._states_of(free, a.segments, a.samples), None if assembly is None else a.samples)
+        r_end = self.end_residuals(free, a.end_pair_rows)
         return (np.bincount(a.sample_track, np.add.reduce(r * r, 0), self.n_tracks)
-                + np.bincount(self.end_track[a.end_pairs], np.add.reduce(r_end * r_end, 1), self.n_tracks))
+                + np.bincount(self.end_track[a.end_pair_rows], np.add.reduce(r_end * r_end, 1), self.n_tracks))
 
-    def _states_of(self, free, a):
-        """COM positions and accelerations (3, S) at the samples of the assembly's segments."""
-        controls = self.controls(free, a.segments)
-        y = (self.hermite[a.samples].reshape(len(controls), -1, 4) @ controls).reshape(-1, 2, 3)
+    def _states_of(self, free, segments, samples):
+        """COM positions and accelerations (3, S) at the samples (a slice) of the segments (a slice)."""
+        controls = self.controls(free, segments)
+        y = (self.hermite[samples].reshape(len(controls), -1, 4) @ controls).reshape(-1, 2, 3)
         return np.ascontiguousarray(y[:, 0].T), np.ascontiguousarray(y[:, 1].T)
 
     def end_residuals(self, free, pairs=slice(None)):

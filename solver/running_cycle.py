@@ -12,7 +12,7 @@ import numpy as np
 from . import legs as legs_module
 from .character import Character
 from .motion import Motion
-from .orientation import hip_offsets_in_world, rotation_matrices
+from .orientation import hip_offsets_in_world
 from .running import RunningParameters
 from .running_attributes import Attributes, natural_attributes
 from .running_pelvis import LegGeometry, StepConstraints, step
@@ -118,7 +118,7 @@ def rock_onto_flat(targets, schedule, times, half_foot, strike, flat_after):
         pos = targets.position[turning, leg]
         sign = np.sign(strike)
         pivot = pos - sign * half_foot * rot[:, :, 1]  # the heel for a heel strike, the ball for a toe strike
-        new_rot = rot @ rotation_matrices(0.0, angle[turning], 0.0)
+        new_rot = legs_module.about_own_x(rot, angle[turning])
         targets.rotation[turning, leg] = new_rot
         targets.position[turning, leg] = pivot + sign * half_foot * new_rot[:, :, 1]
 

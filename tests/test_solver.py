@@ -595,6 +595,8 @@ def test_normal_equations_match_the_dense_jacobian():
             blocks = jtj.reshape(n, 6, n, 6)
             scale = np.abs(jtj).max()
             assert np.allclose(energies.sum(), rtr, rtol=1e-12)
+            assert np.array_equal(problem.energies(free), energies)  # the optimiser's shorter steps compare them
+            assert np.allclose(energies, problem.energy_terms(free)["total"], rtol=1e-12)
             assert np.allclose(diag, blocks[np.arange(n), :, np.arange(n)], rtol=0, atol=1e-11 * scale)
             assert np.allclose(upper, blocks[np.arange(n - 1), :, np.arange(1, n)], rtol=0, atol=1e-11 * scale)
             assert np.allclose(grad.ravel(), jtr, rtol=0, atol=1e-11 * np.abs(jtr).max())
@@ -604,7 +606,14 @@ def test_normal_equations_match_the_dense_jacobian():
             for first, stop in ((2, n - 3), (1, n)) if problem.n_tracks == 1 and n > 6 else ():
                 # A window: the same rows of the same system (the second has an end pair's state held).
                 window = Window(problem, free, first, stop)
-                _e, w_diag, w_upper, w_grad = window.linearize(free[first:stop])
+                w_energies, w_diag, w_upper, w_grad = window.linearize(free[first:stop])
+                # Its energy is of the terms its states enter: it changes as the whole energy does.
+                moved = free.copy()
+                moved[first:stop] += rng.normal(size=(stop - first, 6)) * 0.05
+                m_energies = window.linearize(moved[first:stop])[0]
+                change = problem.energy_terms(moved)["total"] - problem.energy_terms(free)["total"]
+                assert np.allclose(m_energies - w_energies, change, rtol=1e-9)
+                assert np.array_equal(window.energies(moved[first:stop]), m_energies)
                 assert np.allclose(w_diag, diag[first:stop], rtol=0, atol=1e-11 * scale)
                 assert np.allclose(w_upper, upper[first:stop - 1], rtol=0, atol=1e-11 * scale)
                 assert np.allclose(w_grad, grad[first:stop], rtol=0, atol=1e-11 * np.abs(jtr).max())

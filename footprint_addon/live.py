@@ -48,7 +48,8 @@ def _on_timer():
 
 
 def flush(context):
-    """Re-solve every track edited since the last time whose footprints really changed; returns how many."""
+    """Re-solve every track edited since the last time whose solve's inputs really changed (footprints,
+    settings, terrain); returns how many."""
     count = 0
     edited = [coll for coll in bpy.data.collections if coll.session_uid in _dirty]
     for coll in sorted(edited, key=lambda c: c.name):

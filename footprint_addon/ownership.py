@@ -3,7 +3,8 @@ bakes: actions in NLA strips) points back at the track's collection itself throu
 its name: after a rename, a copy of the track, or a name handed on to another track, a re-preview or a
 re-bake must still replace exactly what it made before (with names, it built a second preview beside the
 first or took over another track's). Data from earlier versions carries the track's name instead and is
-recognised by it."""
+recognised by it. A pointer is a user of the track: appending a baked rig into another file brings its
+track (and footprints) along, and a track unlinked from the scene stays while something made for it does."""
 
 PREVIEW_KEY = "footprint_preview"  # on a preview's collection, empties and their actions: the track
 BAKE_KEY = "footprint_track"  # on the actions a bake makes: the track
@@ -19,6 +20,9 @@ def owned(block, key, coll):
     return value is not None and value == coll
 
 
+_UNSET = object()
+
+
 def orphaned(block, key):
     """Whether the block was made for a track since deleted (its pointer was cleared)."""
-    return key in block.keys() and block[key] is None
+    return block.get(key, _UNSET) is None

@@ -87,7 +87,7 @@ class TrackProperties(bpy.types.PropertyGroup):
         name="Character Parameters", options={"HIDDEN"}, update=_tag,
         description="Explicit character parameters from an imported track (JSON), kept for export",
     )
-    terrain: PointerProperty(name="Terrain", type=bpy.types.Object, poll=_is_mesh, update=_tag,
+    terrain: PointerProperty(name="Terrain", type=bpy.types.Object, poll=_is_mesh,
                              description="Mesh the footprints rest on")
     gait: EnumProperty(name="Gait", items=GAIT_ITEMS, default="walk")
     rig: PointerProperty(name="Rig", type=bpy.types.Object, poll=_is_armature,

@@ -9,6 +9,7 @@ from ..solver.running_attributes import natural_attributes
 from ..solver.running_cycle import running_cycle
 from ..solver.running_pelvis import LegGeometry
 from . import animation, bake, scene_clock
+from .ownership import BAKE_TRACK
 from .running_upper_body import upper_body_channels
 from .rigs import bind
 from .rigs.binding import REACH_FRACTION
@@ -52,7 +53,7 @@ def bake_cycle(context, rig, params, in_place=True, attributes=None):
     def earlier(action):  # among this rig's strips (whatever the rig's name now)
         return action != writer.action and action.get(RUN_KEY) == mode
 
-    _track, strip = animation.replace_strip(rig, writer, f"Footprints: run cycle ({mode})", name,
+    _track, strip = animation.replace_strip(rig, writer, BAKE_TRACK.format(f"run cycle ({mode})"), name,
                                             int(scene.frame_start), context.view_layer, earlier)
     strip.frame_end = strip.frame_start + (frames[-1] - frames[0])
     if in_place:

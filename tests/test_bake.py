@@ -891,7 +891,8 @@ def test_an_unconverged_solve_warns_from_the_operators(addon, rig_scene, monkeyp
 
 def test_a_change_of_character_re_solves_the_live_preview(addon, rig_scene):
     """The track's own settings are what the live update reacts to when they change, not only its
-    footprints: another character re-solves the preview once."""
+    footprints: another character, explicit character parameters or a terrain each re-solve the preview
+    once."""
     live = sys.modules[f"{addon}.footprint_addon.live"]
     solved = sys.modules[f"{addon}.footprint_addon.solved"]
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
@@ -901,6 +902,19 @@ def test_a_change_of_character_re_solves_the_live_preview(addon, rig_scene):
     bpy.context.view_layer.update()
     assert coll.session_uid in live._dirty
     assert live.flush(bpy.context) == 1 and solved.last_motion(coll).character.name.startswith("dinosaur")
+    character = character_module(addon).preset("human").to_json()
+    character["leg_length_max"] = 0.98
+    coll.footprint_track.character_json = json.dumps(character)
+    bpy.context.view_layer.update()
+    assert coll.session_uid in live._dirty and live.flush(bpy.context) == 1
+    mesh = bpy.data.meshes.new("ground")
+    mesh.from_pydata([(-9.0, -9.0, 0.0), (9.0, -9.0, 0.0), (9.0, 9.0, 0.0), (-9.0, 9.0, 0.0)], [], [(0, 1, 2, 3)])
+    ground = bpy.data.objects.new("ground", mesh)
+    bpy.context.scene.collection.objects.link(ground)
+    live.flush(bpy.context)
+    coll.footprint_track.terrain = ground
+    bpy.context.view_layer.update()
+    assert coll.session_uid in live._dirty and live.flush(bpy.context) == 1
 
 
 def test_a_track_renamed_mid_drag_is_still_re_solved(addon, rig_scene):

@@ -11,8 +11,8 @@ from ...solver import drawing
 from .. import scene_clock, scene_io, solved
 
 _handlers = []
-_cache = {}  # track name -> (revision, batch)
-_diagrams = {}  # track name -> (revision, timing diagram)
+_cache = {}  # track session id -> (revision, batch)
+_diagrams = {}  # track session id -> (revision, timing diagram)
 
 
 def overlay_lines(coll, motion=None):
@@ -48,12 +48,12 @@ def _draw_view():
             continue
         motion = solved.last_motion(coll)
         revision = solved.revision(coll)  # the footprints' and the motion's
-        cached = _cache.get(coll.name)
+        cached = _cache.get(coll.session_uid)
         if cached is None or cached[0] != revision:
             lines, colors = overlay_lines(coll, motion)
             batch = batch_for_shader(shader, "LINES", {"pos": lines.reshape(-1, 3),
                                                       "color": np.repeat(colors, 2, axis=0)})
-            cached = _cache[coll.name] = (revision, batch)
+            cached = _cache[coll.session_uid] = (revision, batch)
         gpu.state.line_width_set(2.0)
         cached[1].draw(shader)
         if motion is None:
@@ -79,12 +79,12 @@ def timing_diagram(context):
     if coll is None or not coll.footprint_track.show_overlay:
         return None
     revision = solved.revision(coll)  # redrawn every frame: laid out again only when the track changed
-    cached = _diagrams.get(coll.name)
+    cached = _diagrams.get(coll.session_uid)
     if cached is None or cached[0] != revision:
         objs = scene_io.footprints(coll)
         track = scene_io.read_track(coll, objs) if objs else None
         diagram = drawing.timing_diagram(track.feet, track.contact, track.liftoff) if objs else None
-        cached = _diagrams[coll.name] = (revision, diagram)
+        cached = _diagrams[coll.session_uid] = (revision, diagram)
     return cached[1]
 
 

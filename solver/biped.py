@@ -209,5 +209,5 @@ def _reached(schedule, times, affected, moved):
 def _ground(problem, part, times, com, terrain):
     if terrain is not None:
         return terrain.heights(com[:, :2])
-    samples = problem.times[part.samples]
-    return np.interp(times, samples, problem.ground[part.samples])
+    samples = np.flatnonzero(problem.regular[part.samples]) + part.samples.start  # in time order
+    return np.interp(times, problem.times[samples], problem.ground[samples])

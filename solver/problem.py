@@ -7,7 +7,8 @@ two tracks). Energies, damping and acceptance are kept per track.
 Energy, unit mass, summed over samples t_i with weight dt (vdP97 §2.4.3), as squared residuals:
 - physics: the non-physical force (physics.py), Torkos eq. 3's squared form;
 - comfort: k (l - l_nom)^2 for each stance leg (vdP97 §2.4.2, Torkos eq. 4), l from hip to support;
-- barrier: k_b max(0, l - (l_max - margin))^2, keeping each stance leg within l_max;
+- barrier: k_b max(0, l - (l_max - margin))^2, keeping each stance leg within l_max, at the samples and at
+  every lift-off inside a segment (a sample for the barrier alone: see _liftoffs_inside);
 - clearance: k_c max(0, ground + c - z)^2, the COM above the terrain (Torkos §4.6.2);
 - ends: k_e |V_1 - V_0|^2 at each end of a track: the COM velocity at its first contact against the
   next contact's (across a flight, the landing's), and at its last lift-off against the previous knot's
@@ -98,18 +99,67 @@ def clear_timing_cache():
     clear_schedule_cache()
 
 
-def _sampling(schedule, per_segment):
+def _liftoffs_inside(schedule):
+    """The footprints that lift off inside a segment rather than at a knot, by lift-off time, and their
+    segments.
+
+    A walk's trailing foot lifts off during double stance: no knot there (vdP97 §2.3), and between two
+    samples, where its leg is longest. Held within l_max at the samples alone, legs reached 1-3 cm past it
+    at lift-off on long strides; each such lift-off gets a sample of its own, for the barrier alone."""
+    knots, liftoff = schedule.knot_times, schedule.track.liftoff
+    segment = np.searchsorted(knots, liftoff, side="right") - 1
+    inside = np.flatnonzero((segment < len(knots) - 1) & (liftoff > knots[segment]))  # none before the start
+    inside = inside[np.argsort(liftoff[inside], kind="stable")]
+    return inside, segment[inside]
+
+
+def liftoff_slots(schedule) -> int:
+    """The most lift-offs inside any one segment of the schedule: the extra samples each segment needs."""
+    _footprints, segment = _liftoffs_inside(schedule)
+    return int(np.bincount(segment).max()) if len(segment) else 0
+
+
+def _sampling(schedule, per_segment, slots):
     """The spline layout, sample times and weights, Hermite coefficients, the footprint under each leg."""
-    return _by_timing("sampling", (schedule.key, per_segment), lambda: _derive_sampling(schedule, per_segment))
+    return _by_timing("sampling", (schedule.key, per_segment, slots),
+                      lambda: _derive_sampling(schedule, per_segment, slots))
 
 
-def _derive_sampling(schedule, per_segment):
+def _derive_sampling(schedule, per_segment, slots):
+    """Per segment, per_segment + 1 samples for the energy's integral (vdP97 §2.4.3: the same fractions in
+    every segment), then `slots` samples at the lift-offs inside it (unused slots weigh nothing).
+
+    Returns the layout; per sample its time, its integral weight dt, its barrier weight (dt, or a regular
+    sample's spacing at a lift-off), the Hermite coefficients of p and a; per sample and leg the footprint
+    stood on (-1: none) and the footprint whose leg the barrier holds (a lift-off sample's foot, just
+    leaving)."""
     lay = layout(schedule)
     times, seg, dt, support_times = schedule.sample_times(per_segment)
-    # Each sample's fraction of its segment, exactly as laid out: the same for every segment.
-    fraction = np.tile(np.arange(per_segment + 1) / per_segment, schedule.segments)
-    cp, _cv, ca = hermite_basis(fraction, np.diff(schedule.knot_times)[seg])
-    return lay, times, dt, cp, ca, schedule.active_footprints(support_times)
+    held = active = schedule.active_footprints(support_times)
+    n_seg, regular = schedule.segments, per_segment + 1
+    fraction = np.tile(np.arange(regular) / per_segment, n_seg)
+    barrier_dt, h = dt, np.diff(schedule.knot_times)
+    if slots:
+        def widened(values, fill):  # (n_seg * regular, ...) -> (n_seg * (regular + slots), ...)
+            values = values.reshape((n_seg, regular) + values.shape[1:])
+            wide = np.full((n_seg, regular + slots) + values.shape[2:], fill, dtype=values.dtype)
+            wide[:, :regular] = values
+            return wide.reshape((-1,) + values.shape[2:])
+
+        # Slot j of a segment holds its j-th lift-off inside; an unused slot sits at the segment's start.
+        footprints, segment = _liftoffs_inside(schedule)
+        column = segment * (regular + slots) + regular + np.arange(len(segment)) - np.searchsorted(segment, segment)
+        times, dt, fraction, barrier_dt = (widened(values, 0.0) for values in (times, dt, fraction, dt))
+        times[np.arange(len(times)) % (regular + slots) >= regular] = np.repeat(schedule.knot_times[:-1], slots)
+        times[column] = schedule.track.liftoff[footprints]
+        fraction[column] = (times[column] - schedule.knot_times[segment]) / h[segment]
+        barrier_dt[column] = h[segment] / per_segment  # as much as a sample of the integral
+        active = widened(active, -1)
+        held = active.copy()
+        held[column, schedule.leg_of_footprint[footprints]] = footprints
+        seg = np.repeat(np.arange(n_seg), regular + slots)
+    cp, _cv, ca = hermite_basis(fraction, h[seg])
+    return lay, times, dt, barrier_dt, cp, ca, active, held
 
 
 def _forward(headings):
@@ -141,18 +191,20 @@ class Problem:
         self.parts = []
         legs = max(len(character.feet) for _track, character, _terrain in items)
         self.legs = legs
-        cols = {k: [] for k in ("left", "right", "g_left", "o_left", "g_right", "o_right", "h",
-                                "times", "dt", "cp", "ca", "active", "mid", "toe", "fwd", "hip", "l_nom",
+        cols = {k: [] for k in ("left", "right", "g_left", "o_left", "g_right", "o_right", "h", "times", "dt",
+                                "barrier_dt", "cp", "ca", "active", "held", "mid", "toe", "fwd", "hip", "l_nom",
                                 "l_max", "toe_ramp", "clear", "ground", "sample_track")}
         nf = nsmp = 0
-        for index, (track, character, terrain) in enumerate(items):
-            sched = build_schedule(track, character)
+        schedules = [build_schedule(track, character) for track, character, _terrain in items]
+        self.slots = max(liftoff_slots(sched) for sched in schedules)  # lift-off samples per segment
+        for index, ((_track, character, terrain), sched) in enumerate(zip(items, schedules)):
             tr = sched.track
-            lay, times, dt, cp, ca, active_fp = _sampling(sched, per_segment)
+            lay, times, dt, barrier_dt, cp, ca, active_fp, held_fp = _sampling(sched, per_segment, self.slots)
             if active_fp.shape[1] < legs:
-                active_fp = np.pad(active_fp, ((0, 0), (0, legs - active_fp.shape[1])), constant_values=-1)
+                active_fp, held_fp = (np.pad(fp, ((0, 0), (0, legs - fp.shape[1])), constant_values=-1)
+                                      for fp in (active_fp, held_fp))
             on = active_fp >= 0
-            safe = np.where(on, active_fp, 0)
+            safe = np.maximum(held_fp, 0)  # the footprint of each leg that stands or lifts off there
             mid = tr.positions[safe]
             fwd = _forward(tr.headings)[safe]
             toe = mid + 0.5 * character.foot_length * fwd
@@ -162,7 +214,7 @@ class Problem:
             # Ground under the COM without a terrain: the supporting footprints' mean height, interpolated in
             # time across flights.
             z_on = np.where(on, mid[..., 2], 0.0).sum(axis=1) / np.maximum(on.sum(axis=1), 1)
-            supported = on.any(axis=1)
+            supported = on.any(axis=1)  # (never a lift-off sample: the times stay in order)
             ground = np.interp(times, times[supported], z_on[supported])
             n_free, n_smp = lay.n_free, len(times)
             cols["left"].append(lay.left + nf)
@@ -172,9 +224,11 @@ class Problem:
             cols["h"].append(np.diff(sched.knot_times))
             cols["times"].append(times)
             cols["dt"].append(dt)
+            cols["barrier_dt"].append(barrier_dt)
             cols["cp"].append(cp)
             cols["ca"].append(ca)
             cols["active"].append(on)
+            cols["held"].append(held_fp >= 0)
             cols["mid"].append(mid)
             cols["toe"].append(toe)
             cols["fwd"].append(fwd)
@@ -201,23 +255,25 @@ class Problem:
         self.hip_minus_mid = samples_last(self.hip - self.mid)
         self.shift = samples_last(self.toe - self.mid)  # where the support goes when the foot is on its toes
         self.hip, self.fwd = samples_last(self.hip), samples_last(self.fwd)
-        self.active = samples_last(self.active)
+        self.active, self.held = samples_last(self.active), samples_last(self.held)  # held: the barrier's legs
         self.inv_ramp = 1.0 / self.toe_ramp
         self.onset = self.l_max - margin - self.toe_ramp
         self.limit = self.l_max - margin
         # Residual rows: physics (3), comfort and barrier per leg, clearance.
         row_weight = np.repeat([weights.physics, weights.comfort, weights.barrier, weights.clearance],
                                [3, legs, legs, 1])
-        self.root_weight = np.sqrt(row_weight[:, None] * self.dt[None, :])
-        self.samples_per_segment = per_segment + 1
+        barrier_rows = np.repeat([False, False, True, False], [3, legs, legs, 1])
+        self.root_weight = np.sqrt(row_weight[:, None] * np.where(barrier_rows[:, None], self.barrier_dt, self.dt))
+        self.samples_per_segment = per_segment + 1 + self.slots
+        self.regular = np.arange(len(self.times)) % self.samples_per_segment <= per_segment  # not a lift-off's
         self.sample_segment = np.repeat(np.arange(len(self.left)), self.samples_per_segment)
         self.free_track = np.concatenate([np.full(p.free.stop - p.free.start, i) for i, p in enumerate(self.parts)])
         self.coupled = self.right != self.left  # segments linking two free states (not a flight)
         timing = self._timing = (tuple(part.schedule.key for part in self.parts), per_segment)
         self.standing = physics.standing_faces(self.active)
-        (self.segment_map, self.segment_offset, self.hermite,
-         self.sample_weights, self.pair_weights, self.control_scale,
-         self.pair_scale) = _by_timing("controls", timing, self._control_maps)
+        (self.segment_map, self.segment_offset, self.hermite, self.sample_weights, self.pair_weights,
+         self.control_scale, self.pair_scale, self.slot_weights, self.slot_pairs) = _by_timing(
+            "controls", timing, self._control_maps)
         self.terrain_groups = self._terrain_groups()
         self.end_pairs, self.end_track, self.end_offset = _by_timing("ends", timing, self._end_pairs)
         self._assembly = None
@@ -262,11 +318,13 @@ class Problem:
         Every segment has its samples at the same fractions of its duration h, so its coefficients are
         fixed weights (sample_weights (2, per, 4), those of h = 1) times a scale per control
         (control_scale (2, n_seg, 4): 1, h, 1, h for p; 1/h^2, 1/h, 1/h^2, 1/h for a). pair_weights
-        (2, 2, per, 16) and pair_scale (2, 2, n_seg, 4, 4) are their products for two controls k, l.
+        (2, 2, per, 16) and pair_scale (2, 2, n_seg, 4, 4) are their products for two controls k, l. The
+        lift-off samples after them (only the barrier, only p) have their own: slot_weights (n_seg, slots,
+        4), the coefficients of p, and slot_pairs (n_seg, slots, 16) their products.
         """
         # Across a flight both ends derive from the same free state: its columns move to the left half and
         # the right half is zero, so the flight's contributions land on one diagonal block.
-        n_seg, per = len(self.left), self.samples_per_segment
+        n_seg, per = len(self.left), self.per_segment + 1
         g_both = np.zeros((n_seg, 12, 12))
         g_both[:, :6, :6] = self.g_left
         g_both[:, 6:, 6:] = self.g_right
@@ -282,7 +340,9 @@ class Problem:
         scale = np.stack([np.hstack([one, h, one, h]), np.hstack([h ** -2, 1.0 / h, h ** -2, 1.0 / h])])
         pair_weights = (weights[:, None, :, :, None] * weights[None, :, :, None, :]).reshape(2, 2, per, 16)
         pair_scale = scale[:, None, :, :, None] * scale[None, :, :, None, :]
-        return g_both, offset, hermite, weights, pair_weights, scale, pair_scale
+        slot_weights = hermite[:, 0].reshape(n_seg, -1, 4)[:, per:]
+        slot_pairs = (slot_weights[..., :, None] * slot_weights[..., None, :]).reshape(n_seg, self.slots, 16)
+        return g_both, offset, hermite, weights, pair_weights, scale, pair_scale, slot_weights, slot_pairs
 
     def sample_basis(self):
         """The dense map per sample: [p; a] (6) = basis (6, 12) @ [free state pair[0]; free state pair[1]] +
@@ -394,7 +454,7 @@ class Problem:
         phys = physical[0] if jacobian else physical
         length = np.sqrt(np.add.reduce(leg * leg, 0))
         stretch = length - self._rows("limit", rows)
-        over = active & (stretch > 0.0)
+        over = self._rows("held", rows) & (stretch > 0.0)
         ground, slope = self.ground_under(p, rows)
         lack = ground + self._rows("clear", rows) - p[2]
         low = lack > 0.0
@@ -465,10 +525,15 @@ class Problem:
         # Onto each segment's controls: control k moves sample i's p by cp_k and its a by ca_k, fixed weights
         # times the segment's scale, so each sum over a segment's samples is one product for all segments.
         per, seg, n_seg = self.samples_per_segment, a.segments, a.segments.stop - a.segments.start
-        jtj = (blocks.reshape(2, 2, 9 * n_seg, per) @ self.pair_weights).reshape(2, 2, 3, 3, n_seg, 4, 4)
+        regular = self.per_segment + 1
+        jtj = (blocks.reshape(2, 2, 9 * n_seg, per)[..., :regular] @ self.pair_weights).reshape(2, 2, 3, 3, n_seg, 4, 4)
         jtj = np.add.reduce(jtj * self.pair_scale[:, :, None, None, seg], (0, 1))  # (x, y, segment, k, l)
-        jtr = (gradient.reshape(2, 3 * n_seg, per) @ self.sample_weights).reshape(2, 3, n_seg, 4)
+        jtr = (gradient.reshape(2, 3 * n_seg, per)[..., :regular] @ self.sample_weights).reshape(2, 3, n_seg, 4)
         jtr = np.add.reduce(jtr * self.control_scale[:, None, seg], 0)  # (x, segment, k)
+        if self.slots:  # the lift-off samples: only their barrier rows weigh, and those depend on p alone
+            lifting = blocks[0, 0].reshape(9, n_seg, 1, per)[..., regular:]
+            jtj += (lifting @ self.slot_pairs[seg]).reshape(3, 3, n_seg, 4, 4)
+            jtr += (gradient[0].reshape(3, n_seg, 1, per)[..., regular:] @ self.slot_weights[seg]).reshape(3, n_seg, 4)
         r_end = self.end_residuals(free, a.end_pair_rows)
         return a.assemble(np.concatenate([jtj.ravel(), jtr.ravel(), r_end.ravel(), (r_end * r_end).ravel()]),
                           np.add.reduce(r * r, 0))

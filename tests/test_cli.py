@@ -191,15 +191,16 @@ def test_solve_writes_the_motion_format_and_repeats_itself_across_processes(tmp_
     first.pop("solve_seconds"), second.pop("solve_seconds")
     assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
     assert "warning" not in proc.stderr
-    # Footprints too far apart for a bird (0.5 m steps): written all the same, with a warning per leg.
+    # Footprints too far apart for a bird (0.6 m steps): written all the same, with a warning per leg (and
+    # one of the non-physical force).
     strides = {"format": "footprint-track", "version": 1, "character": {"preset": "bird"}, "footprints": [
-        {"foot": "LR"[i % 2], "position": [(-0.05, 0.05)[i % 2], 0.5 * i, 0.0], "heading": 0.0,
+        {"foot": "LR"[i % 2], "position": [(-0.05, 0.05)[i % 2], 0.6 * i, 0.0], "heading": 0.0,
          "contact": 0.5 * i, "liftoff": 0.5 * i + 0.6} for i in range(6)]}
     (tmp_path / "strides.json").write_text(json.dumps(strides))
     proc = run_cli("solve", str(tmp_path / "strides.json"), "--output", str(tmp_path / "strides-motion.json"))
     assert proc.returncode == 0 and (tmp_path / "strides-motion.json").exists()
     warned = [line for line in proc.stderr.splitlines() if line.startswith("solve: warning: ")]
-    assert [line.split()[3] for line in warned] == ["L", "R"]
+    assert [line.split()[2:4] for line in warned] == [["Leg", "L"], ["Leg", "R"], ["Non-physical", "force"]]
 
 
 @needs_module_install

@@ -107,6 +107,36 @@ def test_walking_is_physical_comfortable_and_feet_stay_put(motions, name):
         assert np.abs(motion.feet[on, leg][flat] - tr.positions[fp][flat]).max() <= 1e-9
 
 
+def test_a_trailing_leg_stays_within_reach_until_its_lift_off():
+    """A walk's trailing foot lifts off between the samples of the energy's integral (no knot there), where
+    its leg is longest: held within l_max at those samples alone, on this turning walk of long strides (1.12
+    l_nom) it reached 9.6 mm past l_max just before lifting off. Each lift-off inside a segment has a sample
+    of its own, at its very time, where the barrier holds the leg leaving and nothing else weighs."""
+    ch = character.preset("human")
+    l_nom = ch.leg_length_nominal
+    turns = np.array([-0.35, -0.07, -0.42, -0.55])
+    path = np.cumsum(np.stack([np.cos(turns), np.sin(turns), 0 * turns], 1) * 2.8 * l_nom, axis=0)
+    pos, head, feet = footpath.footprints_along_path(np.vstack([np.zeros(3), path]), 1.12 * l_nom, 0.25 * l_nom)
+    contact, liftoff = timing.timing_for_sequence(pos, "walk", ch.time_unit, l_nom)
+    walk = make_track(feet, pos, head, contact, liftoff)
+    problem = Problem([(walk, ch, None)])
+    sched = problem.parts[0].schedule
+    lift = sched.track.liftoff
+    between = np.flatnonzero(~np.isin(lift, sched.knot_times))
+    assert problem.slots == 1 and len(between) >= 4
+    used = ~problem.regular & problem.held.any(axis=0)  # the lift-off samples (a slot per segment)
+    assert np.array_equal(np.sort(problem.times[used]), np.sort(lift[between]))
+    assert not problem.active[:, ~problem.regular].any() and problem.held[:, used].sum() == len(between)
+    barrier = slice(3 + problem.legs, 3 + 2 * problem.legs)  # their barrier rows weigh, nothing else
+    weighs = problem.root_weight[:, ~problem.regular] > 0
+    assert np.array_equal(weighs[barrier].any(axis=0), used[~problem.regular]) and weighs.sum() == 2 * used.sum()
+    motion = biped.solve(walk, character=ch, fps=240.0)
+    assert motion_module.report_warnings(motion.report) == []
+    lengths = np.linalg.norm(motion.hips - support_points(motion), axis=-1)[motion.contact]
+    assert lengths.max() <= ch.leg_length_max
+    assert motion.report["non_physical_force"]["mean"] <= 0.035
+
+
 def test_heel_lifts_only_when_the_leg_would_overextend(motions):
     motion = motions["straight_walk"]
     lifted = motion.toe_pivot > 0.0
@@ -814,16 +844,30 @@ def test_an_edit_of_a_long_track_re_optimises_only_its_window():
 
 
 def test_the_report_warns_of_what_the_motion_could_not_do(monkeypatch):
-    """A solve that stops at its iteration cap before converging, or whose stance legs must reach past
-    l_max (footprints too far apart for the character), carries a warning for the artist; Fig. 1 none."""
+    """A solve that stops at its iteration cap before converging, whose stance legs must reach past l_max
+    (footprints too far apart for the character), or whose legs cannot carry the body along (much
+    non-physical force) carries a warning for the artist; Fig. 1 none."""
     assert motion_module.report_warnings(biped.solve(track("fig1")).report) == []
     steps = 6
     contact = 0.5 * np.arange(steps)
-    strides = make_track(["L", "R"] * (steps // 2), [((-0.05, 0.05)[i % 2], 0.5 * i, 0.0) for i in range(steps)],
-                         np.zeros(steps), contact, contact + 0.6, character={"preset": "bird"})  # 0.5 m steps
-    warnings = motion_module.report_warnings(biped.solve(strides).report)
-    assert [w.split(" reaches ")[0] for w in warnings] == ["Leg L", "Leg R"]
-    assert all(w.endswith("past its 0.310: footprints too far apart for the character") for w in warnings)
+
+    def strides(length):  # for a bird (legs 0.26 m, at most 0.31)
+        return make_track(["L", "R"] * (steps // 2),
+                          [((-0.05, 0.05)[i % 2], length * i, 0.0) for i in range(steps)],
+                          np.zeros(steps), contact, contact + 0.6, character={"preset": "bird"})
+
+    # 0.5 m steps: the legs reach, but only with the body lagging and lurching.
+    report = biped.solve(strides(0.5)).report
+    assert max(leg["max"] for leg in report["leg_length"].values()) <= 0.31
+    force = report["non_physical_force"]
+    assert force["mean"] > motion_module.NONPHYSICAL_WARN
+    assert motion_module.report_warnings(report) == [
+        f"Non-physical force averages {force['mean']:.0%} of body weight (peak {force['peak']:.0%}): the legs "
+        "cannot carry the body along these footprints in these times"]
+    warnings = motion_module.report_warnings(biped.solve(strides(0.6)).report)  # out of reach
+    assert [w.split(" reaches ")[0] for w in warnings[:2]] == ["Leg L", "Leg R"]
+    assert all(w.endswith("past its 0.310: footprints too far apart for the character") for w in warnings[:2])
+    assert len(warnings) == 3 and warnings[2].startswith("Non-physical force averages")
     monkeypatch.setitem(biped.METHODS, "lm", lambda problem, *start: optimize.levenberg_marquardt(
         problem, *start, max_iterations=2))
     report = biped.solve(track("fig1")).report

@@ -1,5 +1,6 @@
 """Live update (vdP97 is interactive): moving, rotating or retiming a footprint, changing the track's
-settings or its terrain re-solves the track and refreshes its preview on its rig. The depsgraph handler
+settings, its terrain or the scene's frame rate or start frame re-solves the track and refreshes its
+preview on its rig. The depsgraph handler
 only notes which tracks changed (for the overlay too); the re-solve runs once per burst of edits from a
 timer (never from the draw path), and the handler ignores every update that is not a footprint, a track or
 a terrain solved on, so the preview's own writes never trigger it again."""
@@ -7,7 +8,7 @@ a terrain solved on, so the preview's own writes never trigger it again."""
 import bpy
 from bpy.app.handlers import persistent
 
-from . import preview, scene_io, solved, terrain
+from . import preview, scene_clock, scene_io, solved, terrain
 
 DEBOUNCE = 0.08  # seconds: a drag produces many updates; the re-solve waits for a pause
 _dirty = set()  # session ids of tracks edited since the last re-solve (a rename keeps them)
@@ -25,6 +26,8 @@ def on_depsgraph_update(scene, depsgraph):
             for coll in bpy.data.collections:
                 if coll.footprint_track.is_track and coll.footprint_track.terrain == data:
                     _note(coll)
+        if isinstance(data, bpy.types.Scene):
+            _clock_changed(data)
         if isinstance(data, bpy.types.Collection) and data.footprint_track.is_track:
             _note(data)  # its settings (character, terrain), or footprints added or removed
         elif isinstance(data, bpy.types.Object) and scene_io.is_footprint(data):
@@ -40,6 +43,16 @@ def _note(coll):
     solved.touched(coll)
     if coll.footprint_track.live and coll.footprint_track.rig is not None:
         _dirty.add(coll.session_uid)
+
+
+def _clock_changed(scene):
+    """A scene setting changed: if it was the frame rate or the start frame, every preview keyed on the
+    frames of another clock is stale (its signature holds the clock)."""
+    clock = scene_clock.clock(scene)
+    for coll in bpy.data.collections:
+        shown = solved.previewed_signature(coll)
+        if shown is not None and shown[0][-1] != clock:
+            _note(coll)
 
 
 def _on_timer():

@@ -6,6 +6,11 @@ def fps(scene):
     return scene.render.fps / scene.render.fps_base
 
 
+def clock(scene):
+    """Everything that turns track seconds into the scene's frames: what a preview's keys depend on."""
+    return scene.render.fps, scene.render.fps_base, scene.frame_start
+
+
 def seconds(scene, frame=None):
     """Track seconds at a frame (the current one by default)."""
     frame = scene.frame_current if frame is None else frame

@@ -6,7 +6,9 @@ record, a new track under an old name does not inherit one)."""
 
 import itertools
 
-from . import scene_io, terrain
+import bpy
+
+from . import scene_clock, scene_io, terrain
 
 _signatures = {}  # track -> the footprints as last solved
 _motions = {}  # track -> the last motion
@@ -15,12 +17,14 @@ _revisions = {}  # track -> a number that changes whenever the track or one of i
 _numbers = itertools.count()  # never restarts: a number once given stands for one state only
 
 
-def signature(coll):
+def signature(coll, scene=None):
     """What a solve of the track reads: its settings (character preset or parameters, terrain and how many
-    times it changed, rig) and, per footprint, its name, place, heading, contact, lift-off and foot."""
+    times it changed, rig), the scene's clock (the frames it is sampled at, the current scene's by default)
+    and, per footprint, its name, place, heading, contact, lift-off and foot."""
     settings = coll.footprint_track
     return ((settings.character, settings.character_json, getattr(settings.terrain, "name", None),
-             terrain.revision(settings.terrain), getattr(settings.rig, "name", None)),
+             terrain.revision(settings.terrain), getattr(settings.rig, "name", None),
+             scene_clock.clock(bpy.context.scene if scene is None else scene)),
             tuple((o.name, tuple(round(v, 6) for v in o.matrix_world.translation), round(o.rotation_euler.z, 6),
                    round(o.footprint.contact, 6), round(o.footprint.liftoff, 6), o.footprint.foot)
                   for o in scene_io.footprints(coll)))

@@ -778,6 +778,39 @@ def test_editing_the_terrain_re_solves_the_live_preview(addon, rig_scene):
     assert live.flush(bpy.context) == 0  # and once only
 
 
+def test_changing_the_scene_clock_re_solves_the_live_preview(addon, rig_scene):
+    """The preview is keyed on the scene's frames: a new frame rate or start frame re-solves it on the new
+    frames (before, its keys stayed where they were, and the motion played at the old clock's pace)."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    frame_times = bake_module(addon).frame_times
+    coll, scene = bpy.data.collections["fig1"], bpy.context.scene
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    live.flush(bpy.context)
+    footprints = [o.footprint for o in coll.objects if o.footprint.is_footprint]
+    first, last = min(f.contact for f in footprints), max(f.liftoff for f in footprints)
+
+    def keyed_span():  # the COM empty's first and last keyed frames
+        keys = fcurves(addon, bpy.data.objects["fig1 COM"].animation_data.action)[0].keyframe_points
+        return keys[0].co.x, keys[-1].co.x
+
+    def frames_now():  # the frames that cover the track on the scene's clock now
+        frames, _times = frame_times(scene, first, last)
+        return frames[0], frames[-1]
+
+    assert keyed_span() == frames_now()
+    for change in (lambda: setattr(scene.render, "fps", 2 * scene.render.fps),
+                   lambda: setattr(scene, "frame_start", scene.frame_start + 7)):
+        before = keyed_span()
+        change()
+        bpy.context.view_layer.update()
+        assert live.flush(bpy.context) == 1
+        assert keyed_span() == frames_now() != before
+        assert live.flush(bpy.context) == 0  # and once only
+    scene.frame_end += 5  # the clock unchanged: nothing to solve again
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 0
+
+
 def test_a_rig_report_saved_by_an_earlier_version_still_shows(addon):
     panels = sys.modules[f"{addon}.footprint_addon.ui.panels"]
     old = {"frames": 10, "ball_skate": {"L": 1e-4}, "heel_skate": {"L": 2e-4}, "ball_off_footprint": {"L": 0.0},

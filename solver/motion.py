@@ -162,20 +162,27 @@ SWING_MIN = 0.4  # time units sqrt(l_nom / g): the quickest plausible swing. A l
 # automatic timing's quickest, a two-footed hop on the spot, takes 0.5 (timing.py).
 
 
+REPLANT = 0.1  # foot lengths: a foot put down again this close to where it left (a pivot on the spot, a
+# footprint split in two) has nowhere to swing to, however quickly
+
+
 def _quickest_swing(schedule, character):
-    """The report's swing entry: the shortest time any foot spends between two footprints."""
+    """The report's swing entry: the shortest time any foot spends between two footprints that are not
+    on the same spot (see REPLANT)."""
     tr, legs = schedule.track, schedule.leg_of_footprint
     quickest = None
     for leg in np.unique(legs):  # a handful of legs
         mine = np.flatnonzero(legs == leg)  # in time order
-        if len(mine) < 2:
+        distances = np.linalg.norm(tr.positions[mine[1:]] - tr.positions[mine[:-1]], axis=1)
+        swings = np.flatnonzero(distances >= REPLANT * character.foot_length)
+        if not len(swings):
             continue
-        durations = tr.contact[mine[1:]] - tr.liftoff[mine[:-1]]
-        k = int(np.argmin(durations))
-        if quickest is None or durations[k] < quickest["seconds"]:
-            quickest = {"seconds": float(durations[k]), "foot": str(tr.feet[mine[k]]),
-                        "liftoff": float(tr.liftoff[mine[k]]), "contact": float(tr.contact[mine[k + 1]]),
-                        "distance": float(np.linalg.norm(tr.positions[mine[k + 1]] - tr.positions[mine[k]]))}
+        durations = tr.contact[mine[swings + 1]] - tr.liftoff[mine[swings]]
+        k = swings[int(np.argmin(durations))]
+        seconds = float(tr.contact[mine[k + 1]] - tr.liftoff[mine[k]])
+        if quickest is None or seconds < quickest["seconds"]:
+            quickest = {"seconds": seconds, "foot": str(tr.feet[mine[k]]), "liftoff": float(tr.liftoff[mine[k]]),
+                        "contact": float(tr.contact[mine[k + 1]]), "distance": float(distances[k])}
     if quickest is not None:
         quickest["plausible_min"] = SWING_MIN * character.time_unit
     return quickest

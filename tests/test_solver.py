@@ -900,6 +900,13 @@ def test_the_report_warns_of_a_foot_that_must_fly():
     assert step - stance > motion_module.SWING_MIN
     standing = make_track(["L", "R"], [(-0.1, 0, 0), (0.1, 0, 0)], np.zeros(2), [0.0, 0.0], [1.0, 1.0])
     assert biped.solve(standing).report["swing"] is None  # no foot steps: nothing to warn of
+    # L pivots 30 degrees on the spot at 1 s, put down again at once: it does not swing (it once warned
+    # "swings 0.00 m in 0.000 s"); R's step is the quickest swing.
+    pivot = make_track(["L", "R", "L", "R"], [(-0.1, 0, 0), (0.1, 0.3, 0), (-0.1, 0, 0), (0.1, 0.6, 0)],
+                       np.radians([0, 0, 30, 0]), [0.0, 0.5, 1.0, 1.6], [1.0, 1.4, 2.0, 2.2])
+    report = biped.solve(pivot).report
+    assert report["swing"]["foot"] == "R" and report["swing"]["seconds"] == pytest.approx(0.2)
+    assert motion_module.report_warnings(report) == []
 
 
 @pytest.fixture

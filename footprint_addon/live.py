@@ -1,9 +1,9 @@
 """Live update (vdP97 is interactive): moving, rotating or retiming a footprint, changing the track's
-settings, its terrain or the scene's frame rate or start frame re-solves the track and refreshes its
-preview on its rig. The depsgraph handler
-only notes which tracks changed (for the overlay too); the re-solve runs once per burst of edits from a
-timer (never from the draw path), and the handler ignores every update that is not a footprint, a track or
-a terrain solved on, so the preview's own writes never trigger it again."""
+settings, its terrain, or the scene's frame rate or start frame re-solves the track and refreshes its
+preview on its rig. The depsgraph handler only notes which tracks changed (for the overlay too); the
+re-solve runs once per burst of edits from a timer (never from the draw path), and the handler ignores
+every update that is not a footprint, a track, a terrain solved on or a scene, so the preview's own writes
+never trigger it again."""
 
 import bpy
 from bpy.app.handlers import persistent
@@ -46,12 +46,13 @@ def _note(coll):
 
 
 def _clock_changed(scene):
-    """A scene setting changed: if it was the frame rate or the start frame, every preview keyed on the
-    frames of another clock is stale (its signature holds the clock)."""
+    """A scene setting changed: if it was the frame rate or the start frame, the live previews of the
+    scene's tracks keyed on another clock's frames are stale."""
     clock = scene_clock.clock(scene)
-    for coll in bpy.data.collections:
-        shown = solved.previewed_signature(coll)
-        if shown is not None and shown[0][-1] != clock:
+    for coll in scene.collection.children_recursive:
+        settings = coll.footprint_track
+        if (settings.is_track and settings.live and settings.rig is not None
+                and solved.previewed_clock(coll) not in (None, clock)):
             _note(coll)
 
 
@@ -62,7 +63,7 @@ def _on_timer():
 
 def flush(context):
     """Re-solve every track edited since the last time whose solve's inputs really changed (footprints,
-    settings, terrain); returns how many."""
+    settings, terrain, the scene's clock); returns how many."""
     count = 0
     edited = [coll for coll in bpy.data.collections if coll.session_uid in _dirty]
     for coll in sorted(edited, key=lambda c: c.name):

@@ -17,14 +17,14 @@ _revisions = {}  # track -> a number that changes whenever the track or one of i
 _numbers = itertools.count()  # never restarts: a number once given stands for one state only
 
 
-def signature(coll, scene=None):
+def signature(coll):
     """What a solve of the track reads: its settings (character preset or parameters, terrain and how many
-    times it changed, rig), the scene's clock (the frames it is sampled at, the current scene's by default)
-    and, per footprint, its name, place, heading, contact, lift-off and foot."""
+    times it changed, rig), the scene's clock (the frames it is sampled at: solves run in the current
+    scene) and, per footprint, its name, place, heading, contact, lift-off and foot."""
     settings = coll.footprint_track
     return ((settings.character, settings.character_json, getattr(settings.terrain, "name", None),
              terrain.revision(settings.terrain), getattr(settings.rig, "name", None),
-             scene_clock.clock(bpy.context.scene if scene is None else scene)),
+             scene_clock.clock(bpy.context.scene)),
             tuple((o.name, tuple(round(v, 6) for v in o.matrix_world.translation), round(o.rotation_euler.z, 6),
                    round(o.footprint.contact, 6), round(o.footprint.liftoff, 6), o.footprint.foot)
                   for o in scene_io.footprints(coll)))
@@ -56,6 +56,12 @@ def record(coll, motion, previewed, current=None):
 
 def previewed_signature(coll):
     return _previewed.get(coll.session_uid)
+
+
+def previewed_clock(coll):
+    """The scene clock the track's preview is keyed on, or None without a preview."""
+    shown = _previewed.get(coll.session_uid)
+    return None if shown is None else shown[0][-1]
 
 
 def last_signature(coll):

@@ -111,7 +111,8 @@ def frame_measures(motion: Motion, schedule, footprint_rotations, ground_height,
 def quality_report(motion: Motion, schedule, measures, clearance_required) -> dict:
     """Measures of physical and visual plausibility, on the sampled motion itself, from its frame_measures:
 
-    - non_physical_force: mean and peak over the frames, as fractions of body weight;
+    - non_physical_force: mean and peak over the frames, as fractions of body weight, and the largest mean
+      over any NONPHYSICAL_WINDOW seconds (worst_second) with the time that stretch starts;
     - leg_length: per leg, min and max hip-to-support distance while in stance, against l_max, and the
       largest hip-to-mid-foot distance while the foot is not on a footprint (swing_max: swinging, or at
       its rest place before the first footprint or after the last);
@@ -142,8 +143,10 @@ def quality_report(motion: Motion, schedule, measures, clearance_required) -> di
         in_flight |= (t > start) & (t < end)
     a = motion.com_acceleration
     fraction, slip = measures["non_physical_force"], measures["stance_slip"]
+    worst, worst_start = _worst_stretch(t, fraction, NONPHYSICAL_WINDOW)
     return {
-        "non_physical_force": {"mean": float(fraction.mean()), "peak": float(fraction.max()), "unit": "body weight"},
+        "non_physical_force": {"mean": float(fraction.mean()), "peak": float(fraction.max()),
+                               "worst_second": worst, "worst_second_start": worst_start, "unit": "body weight"},
         "leg_length": leg_report,
         "com_clearance": {"min": float(measures["com_clearance"].min()), "required": float(clearance_required)},
         "stance_slip": float(slip.max()) if slip.size else 0.0,
@@ -157,48 +160,64 @@ def quality_report(motion: Motion, schedule, measures, clearance_required) -> di
     }
 
 
+NONPHYSICAL_WINDOW = 1.0  # seconds: the stretch of motion the worst mean non-physical force is taken over
+# (a stride or two: one impossible step in a long walk stands out, a landing's instant does not)
+
+
+def _worst_stretch(times, values, window):
+    """The largest mean of values (N,) at times (N,, any order) over any `window` seconds, and where that
+    stretch starts; over the whole when it is shorter."""
+    order = np.argsort(times, kind="stable")
+    times, values = times[order], values[order]
+    if times[-1] - times[0] <= window:
+        return float(values.mean()), float(times[0])
+    summed = np.concatenate([[0.0], np.cumsum(values)])
+    starts = np.flatnonzero(times + window <= times[-1])  # the stretches that fit
+    stops = np.searchsorted(times, times[starts] + window, side="right")
+    means = (summed[stops] - summed[starts]) / (stops - starts)
+    k = int(np.argmax(means))
+    return float(means[k]), float(times[starts[k]])
+
+
 SWING_MIN = 0.4  # time units sqrt(l_nom / g): the quickest plausible swing. A leg swung as a free pendulum
 # takes 2.6 (half its period); people walk in 1.2-1.7, sprinters swing in about 1.2 (0.35 s), and the
 # automatic timing's quickest, a two-footed hop on the spot, takes 0.5 (timing.py).
 
 
-REPLANT = 0.1  # foot lengths: a foot put down again this close to where it left (a pivot on the spot, a
-# footprint split in two) has nowhere to swing to, however quickly
-
-
 def _quickest_swing(schedule, character):
-    """The report's swing entry: the shortest time any foot spends between two footprints that are not
-    on the same spot (see REPLANT)."""
+    """The report's swing entry: the shortest time any foot spends between two footprints, with how far
+    it moves and turns then; a foot put down again just as it stood (a footprint split in two: under 1 mm
+    and 1 degree apart) does not swing."""
     tr, legs = schedule.track, schedule.leg_of_footprint
     quickest = None
     for leg in np.unique(legs):  # a handful of legs
         mine = np.flatnonzero(legs == leg)  # in time order
         distances = np.linalg.norm(tr.positions[mine[1:]] - tr.positions[mine[:-1]], axis=1)
-        swings = np.flatnonzero(distances >= REPLANT * character.foot_length)
+        turns = np.abs(np.angle(np.exp(1j * np.diff(tr.headings[mine]))))
+        swings = np.flatnonzero((distances >= 1e-3) | (turns >= np.radians(1.0)))
         if not len(swings):
             continue
         durations = tr.contact[mine[swings + 1]] - tr.liftoff[mine[swings]]
         k = swings[int(np.argmin(durations))]
-        seconds = float(tr.contact[mine[k + 1]] - tr.liftoff[mine[k]])
-        if quickest is None or seconds < quickest["seconds"]:
-            quickest = {"seconds": seconds, "foot": str(tr.feet[mine[k]]), "liftoff": float(tr.liftoff[mine[k]]),
-                        "contact": float(tr.contact[mine[k + 1]]), "distance": float(distances[k])}
+        if quickest is None or durations.min() < quickest["seconds"]:
+            quickest = {"seconds": float(durations.min()), "foot": str(tr.feet[mine[k]]),
+                        "liftoff": float(tr.liftoff[mine[k]]), "contact": float(tr.contact[mine[k + 1]]),
+                        "distance": float(distances[k]), "turn_degrees": float(np.degrees(turns[k]))}
     if quickest is not None:
         quickest["plausible_min"] = SWING_MIN * character.time_unit
     return quickest
 
 
 REACH_SLACK = 0.001  # metres past l_max a stance leg may reach before the report warns
-NONPHYSICAL_WARN = 0.1  # mean non-physical force, in body weights, above which the report warns (the test
-# scenarios stay under 0.04, random walks of strides up to 1.15 l_nom under 0.05)
+NONPHYSICAL_WARN = 0.1  # body weights: the worst second's mean non-physical force above which the report warns
 
 
 def report_warnings(report) -> list:
     """Short lines for the artist about what the motion could not do: the optimiser stopped at its
     iteration cap before converging (the motion may be visibly off its optimum); a stance leg reaches past
-    l_max (footprints too far apart, or too high, for the character's legs); the legs cannot push the body
-    along (more than NONPHYSICAL_WARN of its weight missing on average: the legs held within l_max, the
-    footprints are out of the character's reach in the time given); a foot swings quicker than a leg can (a
+    l_max (footprints too far apart, or too high, for the character's legs); the legs cannot carry the body
+    (over its worst second, more than NONPHYSICAL_WARN of its weight missing on average: the legs held
+    within l_max, footprints out of the character's reach in the time given); a foot swings quicker than a leg can (a
     lift-off too close to the foot's next contact: the foot flies)."""
     warnings = []
     optimizer = report.get("optimizer")
@@ -209,12 +228,17 @@ def report_warnings(report) -> list:
             warnings.append(f"Leg {foot} reaches {leg['max']:.3f} m standing, past its {leg['max_allowed']:.3f}: "
                             "footprints too far apart for the character")
     force = report["non_physical_force"]
-    if force["mean"] > NONPHYSICAL_WARN:
-        warnings.append(f"Non-physical force averages {force['mean']:.0%} of body weight (peak {force['peak']:.0%}): "
-                        "the legs cannot carry the body along these footprints in these times")
+    if force.get("worst_second", force["mean"]) > NONPHYSICAL_WARN:  # (reports saved before it had none)
+        start = force.get("worst_second_start", 0.0)
+        warnings.append(f"Non-physical force averages {force.get('worst_second', force['mean']):.2f} body weight "
+                        f"from {start:.2f} s to {start + NONPHYSICAL_WINDOW:.2f} s ({force['mean']:.2f} over the "
+                        "motion): the legs cannot carry the body there; space the footprints closer or give "
+                        "the steps more time")
     swing = report.get("swing")
     if swing is not None and swing["seconds"] < swing["plausible_min"]:
-        warnings.append(f"Foot {swing['foot']} swings {swing['distance']:.2f} m in {swing['seconds']:.3f} s "
+        turn = swing.get("turn_degrees", 0.0)  # (reports saved before it had none)
+        turning = f", turning {turn:.0f} degrees," if turn >= 1.0 else ""
+        warnings.append(f"Foot {swing['foot']} swings {swing['distance']:.2f} m{turning} in {swing['seconds']:.3f} s "
                         f"({swing['liftoff']:.3f} s to {swing['contact']:.3f} s), quicker than a leg can "
                         f"({swing['plausible_min']:.2f} s): lift-off too close to its next contact")
     return warnings

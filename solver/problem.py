@@ -108,7 +108,7 @@ def _liftoffs_inside(schedule):
     at lift-off on long strides; each such lift-off gets a sample of its own, for the barrier alone."""
     knots, liftoff = schedule.knot_times, schedule.track.liftoff
     segment = np.searchsorted(knots, liftoff, side="right") - 1
-    inside = np.flatnonzero((segment < len(knots) - 1) & (liftoff > knots[segment]))  # none before the start
+    inside = np.flatnonzero((segment >= 0) & (segment < len(knots) - 1) & (liftoff > knots[np.maximum(segment, 0)]))
     inside = inside[np.argsort(liftoff[inside], kind="stable")]
     return inside, segment[inside]
 
@@ -131,35 +131,39 @@ def _derive_sampling(schedule, per_segment, slots):
 
     Returns the layout; per sample its time, its integral weight dt, its barrier weight (dt, or a regular
     sample's spacing at a lift-off), the Hermite coefficients of p and a; per sample and leg the footprint
-    stood on (-1: none) and the footprint whose leg the barrier holds (a lift-off sample's foot, just
-    leaving)."""
+    stood on (-1: none) and the footprint the barrier holds the leg to (at a lift-off sample, the one
+    the foot is leaving)."""
     lay = layout(schedule)
     times, seg, dt, support_times = schedule.sample_times(per_segment)
-    held = active = schedule.active_footprints(support_times)
-    n_seg, regular = schedule.segments, per_segment + 1
-    fraction = np.tile(np.arange(regular) / per_segment, n_seg)
-    barrier_dt, h = dt, np.diff(schedule.knot_times)
-    if slots:
-        def widened(values, fill):  # (n_seg * regular, ...) -> (n_seg * (regular + slots), ...)
-            values = values.reshape((n_seg, regular) + values.shape[1:])
-            wide = np.full((n_seg, regular + slots) + values.shape[2:], fill, dtype=values.dtype)
-            wide[:, :regular] = values
-            return wide.reshape((-1,) + values.shape[2:])
+    active = schedule.active_footprints(support_times)
+    n_seg, n_regular = schedule.segments, per_segment + 1
+    fraction = np.tile(np.arange(n_regular) / per_segment, n_seg)
+    h = np.diff(schedule.knot_times)
+    if not slots:
+        cp, _cv, ca = hermite_basis(fraction, h[seg])
+        return lay, times, dt, dt, cp, ca, active, active
 
-        # Slot j of a segment holds its j-th lift-off inside; an unused slot sits at the segment's start.
-        footprints, segment = _liftoffs_inside(schedule)
-        column = segment * (regular + slots) + regular + np.arange(len(segment)) - np.searchsorted(segment, segment)
-        times, dt, fraction, barrier_dt = (widened(values, 0.0) for values in (times, dt, fraction, dt))
-        times[np.arange(len(times)) % (regular + slots) >= regular] = np.repeat(schedule.knot_times[:-1], slots)
-        times[column] = schedule.track.liftoff[footprints]
-        fraction[column] = (times[column] - schedule.knot_times[segment]) / h[segment]
-        barrier_dt[column] = h[segment] / per_segment  # as much as a sample of the integral
-        active = widened(active, -1)
-        held = active.copy()
-        held[column, schedule.leg_of_footprint[footprints]] = footprints
-        seg = np.repeat(np.arange(n_seg), regular + slots)
-    cp, _cv, ca = hermite_basis(fraction, h[seg])
-    return lay, times, dt, barrier_dt, cp, ca, active, held
+    def widened(values, fill):  # (n_seg * n_regular, ...) -> (n_seg * (n_regular + slots), ...)
+        values = values.reshape((n_seg, n_regular) + values.shape[1:])
+        wide = np.full((n_seg, n_regular + slots) + values.shape[2:], fill, dtype=values.dtype)
+        wide[:, :n_regular] = values
+        return wide.reshape((-1,) + values.shape[2:])
+
+    # Slot j of a segment holds its j-th lift-off inside; an unused slot sits at the segment's start.
+    footprints, segment = _liftoffs_inside(schedule)
+    rank = np.arange(len(segment)) - np.searchsorted(segment, segment)  # within its segment (sorted by time)
+    column = segment * (n_regular + slots) + n_regular + rank
+    times, dt, fraction = widened(times, 0.0), widened(dt, 0.0), widened(fraction, 0.0)
+    times[np.arange(len(times)) % (n_regular + slots) >= n_regular] = np.repeat(schedule.knot_times[:-1], slots)
+    times[column] = schedule.track.liftoff[footprints]
+    fraction[column] = (times[column] - schedule.knot_times[segment]) / h[segment]
+    barrier_dt = dt.copy()
+    barrier_dt[column] = h[segment] / per_segment  # as much as a sample of the integral
+    active = widened(active, -1)
+    reaching = active.copy()
+    reaching[column, schedule.leg_of_footprint[footprints]] = footprints
+    cp, _cv, ca = hermite_basis(fraction, h[np.repeat(np.arange(n_seg), n_regular + slots)])
+    return lay, times, dt, barrier_dt, cp, ca, active, reaching
 
 
 def _forward(headings):
@@ -192,19 +196,19 @@ class Problem:
         legs = max(len(character.feet) for _track, character, _terrain in items)
         self.legs = legs
         cols = {k: [] for k in ("left", "right", "g_left", "o_left", "g_right", "o_right", "h", "times", "dt",
-                                "barrier_dt", "cp", "ca", "active", "held", "mid", "toe", "fwd", "hip", "l_nom",
+                                "barrier_dt", "cp", "ca", "active", "reaching", "mid", "toe", "fwd", "hip", "l_nom",
                                 "l_max", "toe_ramp", "clear", "ground", "sample_track")}
         nf = nsmp = 0
         schedules = [build_schedule(track, character) for track, character, _terrain in items]
         self.slots = max(liftoff_slots(sched) for sched in schedules)  # lift-off samples per segment
         for index, ((_track, character, terrain), sched) in enumerate(zip(items, schedules)):
             tr = sched.track
-            lay, times, dt, barrier_dt, cp, ca, active_fp, held_fp = _sampling(sched, per_segment, self.slots)
+            lay, times, dt, barrier_dt, cp, ca, active_fp, reaching_fp = _sampling(sched, per_segment, self.slots)
             if active_fp.shape[1] < legs:
-                active_fp, held_fp = (np.pad(fp, ((0, 0), (0, legs - fp.shape[1])), constant_values=-1)
-                                      for fp in (active_fp, held_fp))
+                active_fp, reaching_fp = (np.pad(fp, ((0, 0), (0, legs - fp.shape[1])), constant_values=-1)
+                                          for fp in (active_fp, reaching_fp))
             on = active_fp >= 0
-            safe = np.maximum(held_fp, 0)  # the footprint of each leg that stands or lifts off there
+            safe = np.maximum(reaching_fp, 0)  # the footprint of each leg that stands or lifts off there
             mid = tr.positions[safe]
             fwd = _forward(tr.headings)[safe]
             toe = mid + 0.5 * character.foot_length * fwd
@@ -214,7 +218,7 @@ class Problem:
             # Ground under the COM without a terrain: the supporting footprints' mean height, interpolated in
             # time across flights.
             z_on = np.where(on, mid[..., 2], 0.0).sum(axis=1) / np.maximum(on.sum(axis=1), 1)
-            supported = on.any(axis=1)  # (never a lift-off sample: the times stay in order)
+            supported = on.any(axis=1)  # never a lift-off slot (no foot stands there): times in order
             ground = np.interp(times, times[supported], z_on[supported])
             n_free, n_smp = lay.n_free, len(times)
             cols["left"].append(lay.left + nf)
@@ -228,7 +232,7 @@ class Problem:
             cols["cp"].append(cp)
             cols["ca"].append(ca)
             cols["active"].append(on)
-            cols["held"].append(held_fp >= 0)
+            cols["reaching"].append(reaching_fp >= 0)
             cols["mid"].append(mid)
             cols["toe"].append(toe)
             cols["fwd"].append(fwd)
@@ -255,7 +259,8 @@ class Problem:
         self.hip_minus_mid = samples_last(self.hip - self.mid)
         self.shift = samples_last(self.toe - self.mid)  # where the support goes when the foot is on its toes
         self.hip, self.fwd = samples_last(self.hip), samples_last(self.fwd)
-        self.active, self.held = samples_last(self.active), samples_last(self.held)  # held: the barrier's legs
+        self.active = samples_last(self.active)
+        self.reaching = samples_last(self.reaching)  # the legs the barrier holds: in stance, or lifting off
         self.inv_ramp = 1.0 / self.toe_ramp
         self.onset = self.l_max - margin - self.toe_ramp
         self.limit = self.l_max - margin
@@ -454,7 +459,7 @@ class Problem:
         phys = physical[0] if jacobian else physical
         length = np.sqrt(np.add.reduce(leg * leg, 0))
         stretch = length - self._rows("limit", rows)
-        over = self._rows("held", rows) & (stretch > 0.0)
+        over = self._rows("reaching", rows) & (stretch > 0.0)
         ground, slope = self.ground_under(p, rows)
         lack = ground + self._rows("clear", rows) - p[2]
         low = lack > 0.0
@@ -525,15 +530,15 @@ class Problem:
         # Onto each segment's controls: control k moves sample i's p by cp_k and its a by ca_k, fixed weights
         # times the segment's scale, so each sum over a segment's samples is one product for all segments.
         per, seg, n_seg = self.samples_per_segment, a.segments, a.segments.stop - a.segments.start
-        regular = self.per_segment + 1
-        jtj = (blocks.reshape(2, 2, 9 * n_seg, per)[..., :regular] @ self.pair_weights).reshape(2, 2, 3, 3, n_seg, 4, 4)
+        n_regular = self.per_segment + 1
+        jtj = (blocks.reshape(2, 2, 9 * n_seg, per)[..., :n_regular] @ self.pair_weights).reshape(2, 2, 3, 3, n_seg, 4, 4)
         jtj = np.add.reduce(jtj * self.pair_scale[:, :, None, None, seg], (0, 1))  # (x, y, segment, k, l)
-        jtr = (gradient.reshape(2, 3 * n_seg, per)[..., :regular] @ self.sample_weights).reshape(2, 3, n_seg, 4)
+        jtr = (gradient.reshape(2, 3 * n_seg, per)[..., :n_regular] @ self.sample_weights).reshape(2, 3, n_seg, 4)
         jtr = np.add.reduce(jtr * self.control_scale[:, None, seg], 0)  # (x, segment, k)
         if self.slots:  # the lift-off samples: only their barrier rows weigh, and those depend on p alone
-            lifting = blocks[0, 0].reshape(9, n_seg, 1, per)[..., regular:]
+            lifting = blocks[0, 0].reshape(9, n_seg, 1, per)[..., n_regular:]
             jtj += (lifting @ self.slot_pairs[seg]).reshape(3, 3, n_seg, 4, 4)
-            jtr += (gradient[0].reshape(3, n_seg, 1, per)[..., regular:] @ self.slot_weights[seg]).reshape(3, n_seg, 4)
+            jtr += (gradient[0].reshape(3, n_seg, 1, per)[..., n_regular:] @ self.slot_weights[seg]).reshape(3, n_seg, 4)
         r_end = self.end_residuals(free, a.end_pair_rows)
         return a.assemble(np.concatenate([jtj.ravel(), jtr.ravel(), r_end.ravel(), (r_end * r_end).ravel()]),
                           np.add.reduce(r * r, 0))

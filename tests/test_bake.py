@@ -809,6 +809,24 @@ def test_changing_the_scene_clock_re_solves_the_live_preview(addon, rig_scene):
     scene.frame_end += 5  # the clock unchanged: nothing to solve again
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 0
+    # Another scene, on another clock and without the track: editing it leaves this preview alone.
+    other = bpy.data.scenes.new("other")
+    other.render.fps, other.frame_start = 50, 100
+    span = keyed_span()
+    with bpy.context.temp_override(scene=other):
+        other.view_layers[0].update()  # its depsgraph built: the next update reports what changed
+        other.frame_end += 1
+        other.view_layers[0].update()
+        assert not live._dirty and live.flush(bpy.context) == 0
+    assert keyed_span() == span
+    # Live off: a new clock neither re-solves nor makes the overlay lay out the track again.
+    solved = sys.modules[f"{addon}.footprint_addon.solved"]
+    coll.footprint_track.live = False
+    bpy.context.view_layer.update()
+    revision = solved.revision(coll)
+    scene.render.fps_base = 1.001
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 0 and solved.revision(coll) == revision
 
 
 def test_a_rig_report_saved_by_an_earlier_version_still_shows(addon):

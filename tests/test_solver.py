@@ -124,9 +124,9 @@ def test_a_trailing_leg_stays_within_reach_until_its_lift_off():
     lift = sched.track.liftoff
     between = np.flatnonzero(~np.isin(lift, sched.knot_times))
     assert problem.slots == 1 and len(between) >= 4
-    used = ~problem.regular & problem.held.any(axis=0)  # the lift-off samples (a slot per segment)
+    used = ~problem.regular & problem.reaching.any(axis=0)  # the lift-off samples (a slot per segment)
     assert np.array_equal(np.sort(problem.times[used]), np.sort(lift[between]))
-    assert not problem.active[:, ~problem.regular].any() and problem.held[:, used].sum() == len(between)
+    assert not problem.active[:, ~problem.regular].any() and problem.reaching[:, used].sum() == len(between)
     barrier = slice(3 + problem.legs, 3 + 2 * problem.legs)  # their barrier rows weigh, nothing else
     weighs = problem.root_weight[:, ~problem.regular] > 0
     assert np.array_equal(weighs[barrier].any(axis=0), used[~problem.regular]) and weighs.sum() == 2 * used.sum()
@@ -860,10 +860,26 @@ def test_the_report_warns_of_what_the_motion_could_not_do(monkeypatch):
     report = biped.solve(strides(0.5)).report
     assert max(leg["max"] for leg in report["leg_length"].values()) <= 0.31
     force = report["non_physical_force"]
-    assert force["mean"] > motion_module.NONPHYSICAL_WARN
+    assert force["worst_second"] >= force["mean"] > motion_module.NONPHYSICAL_WARN
+    start = force["worst_second_start"]
     assert motion_module.report_warnings(report) == [
-        f"Non-physical force averages {force['mean']:.0%} of body weight (peak {force['peak']:.0%}): the legs "
-        "cannot carry the body along these footprints in these times"]
+        f"Non-physical force averages {force['worst_second']:.2f} body weight from {start:.2f} s to "
+        f"{start + 1.0:.2f} s ({force['mean']:.2f} over the motion): the legs cannot carry the body there; space "
+        "the footprints closer or give the steps more time"]
+    # One step of 1.6 l_nom in a walk timed for 0.8: over the whole walk the mean stays low, not around it.
+    human = character.preset("human")
+    step = 0.8 * human.leg_length_nominal
+    pos, head, feet = footpath.footprints_along_path([(0, 0, 0), (0, 7 * step, 0)], step, 0.25 * human.leg_length_nominal)
+    walk_contact, walk_liftoff = timing.timing_for_sequence(pos, "walk", human.time_unit, human.leg_length_nominal)
+    long_step = make_track(feet, pos + np.where(np.arange(len(pos))[:, None] >= 4, [0.0, step, 0.0], 0.0), head,
+                           walk_contact, walk_liftoff)
+    force = biped.solve(long_step, character=human).report["non_physical_force"]
+    assert force["mean"] < 0.5 * motion_module.NONPHYSICAL_WARN < motion_module.NONPHYSICAL_WARN < force["worst_second"]
+    t_long = walk_contact[4] - 0.5  # the long step lands on footprint 4
+    assert abs(force["worst_second_start"] - t_long) < 0.5
+    motion = biped.solve(long_step, character=human, fps=30.0)  # the worst second, measured independently
+    window = (motion.times >= force["worst_second_start"]) & (motion.times <= force["worst_second_start"] + 1.0)
+    assert motion.measures["non_physical_force"][window].mean() == pytest.approx(force["worst_second"], rel=0.05)
     warnings = motion_module.report_warnings(biped.solve(strides(0.6)).report)  # out of reach
     assert [w.split(" reaches ")[0] for w in warnings[:2]] == ["Leg L", "Leg R"]
     assert all(w.endswith("past its 0.310: footprints too far apart for the character") for w in warnings[:2])
@@ -900,13 +916,20 @@ def test_the_report_warns_of_a_foot_that_must_fly():
     assert step - stance > motion_module.SWING_MIN
     standing = make_track(["L", "R"], [(-0.1, 0, 0), (0.1, 0, 0)], np.zeros(2), [0.0, 0.0], [1.0, 1.0])
     assert biped.solve(standing).report["swing"] is None  # no foot steps: nothing to warn of
-    # L pivots 30 degrees on the spot at 1 s, put down again at once: it does not swing (it once warned
-    # "swings 0.00 m in 0.000 s"); R's step is the quickest swing.
-    pivot = make_track(["L", "R", "L", "R"], [(-0.1, 0, 0), (0.1, 0.3, 0), (-0.1, 0, 0), (0.1, 0.6, 0)],
-                       np.radians([0, 0, 30, 0]), [0.0, 0.5, 1.0, 1.6], [1.0, 1.4, 2.0, 2.2])
-    report = biped.solve(pivot).report
+    # L is put down again at 1 s where it stood: a footprint split in two does not swing (it warned "swings
+    # 0.00 m in 0.000 s"), R's step is the quickest swing; turned 30 degrees, the foot snaps round at once.
+    def replant(turn):
+        return make_track(["L", "R", "L", "R"], [(-0.1, 0, 0), (0.1, 0.3, 0), (-0.1, 0, 0), (0.1, 0.6, 0)],
+                          np.radians([0, 0, turn, 0]), [0.0, 0.5, 1.0, 1.6], [1.0, 1.4, 2.0, 2.2])
+
+    report = biped.solve(replant(0.0)).report
     assert report["swing"]["foot"] == "R" and report["swing"]["seconds"] == pytest.approx(0.2)
     assert motion_module.report_warnings(report) == []
+    report = biped.solve(replant(30.0)).report
+    assert report["swing"]["turn_degrees"] == pytest.approx(30.0)
+    assert motion_module.report_warnings(report) == [
+        "Foot L swings 0.00 m, turning 30 degrees, in 0.000 s (1.000 s to 1.000 s), quicker than a leg can "
+        "(0.12 s): lift-off too close to its next contact"]
 
 
 @pytest.fixture

@@ -130,11 +130,17 @@ def test_a_trailing_leg_stays_within_reach_until_its_lift_off():
     barrier = slice(3 + problem.legs, 3 + 2 * problem.legs)  # their barrier rows weigh, nothing else
     weighs = problem.root_weight[:, ~problem.regular] > 0
     assert np.array_equal(weighs[barrier].any(axis=0), used[~problem.regular]) and weighs.sum() == 2 * used.sum()
+    assert np.all(problem.limit[used] == ch.leg_length_max - problem_module.Weights().liftoff_margin)
     motion = biped.solve(walk, character=ch, fps=240.0)
     assert motion_module.report_warnings(motion.report) == []
     lengths = np.linalg.norm(motion.hips - support_points(motion), axis=-1)[motion.contact]
     assert lengths.max() <= ch.leg_length_max
-    assert motion.report["non_physical_force"]["mean"] <= 0.035
+    assert motion.report["non_physical_force"]["mean"] <= 0.03
+    # With the samples' whole margin there, a straight walk of such strides took 23 iterations, not 12.
+    pos, head, feet = footpath.footprints_along_path([(0, 0, 0), (0, 59 * 1.05 * l_nom, 0)], 1.05 * l_nom, 0.2)
+    contact, liftoff = timing.timing_for_sequence(pos, "walk", ch.time_unit, l_nom)
+    straight = Problem([(make_track(feet, pos, head, contact, liftoff), ch, None)])
+    assert optimize.levenberg_marquardt(straight).iterations <= 15
 
 
 def test_heel_lifts_only_when_the_leg_would_overextend(motions):

@@ -19,11 +19,14 @@ _numbers = itertools.count()  # never restarts: a number once given stands for o
 
 def signature(coll):
     """What a solve of the track reads: its settings (character preset or parameters, terrain and how many
-    times it changed, rig), the scene's clock (the frames it is sampled at: solves run in the current
-    scene) and, per footprint, its name, place, heading, contact, lift-off and foot."""
+    times it changed, rig and where it stands: its scale sizes the character, its turn faces the preview),
+    the scene's clock (the frames it is sampled at: solves run in the current scene) and, per footprint,
+    its name, place, heading, contact, lift-off and foot."""
     settings = coll.footprint_track
+    rig = settings.rig
+    placed = None if rig is None else tuple(round(v, 6) for row in rig.matrix_world for v in row)
     return ((settings.character, settings.character_json, getattr(settings.terrain, "name", None),
-             terrain.revision(settings.terrain), getattr(settings.rig, "name", None),
+             terrain.revision(settings.terrain), getattr(rig, "name", None), placed,
              scene_clock.clock(bpy.context.scene)),
             tuple((o.name, tuple(round(v, 6) for v in o.matrix_world.translation), round(o.rotation_euler.z, 6),
                    round(o.footprint.contact, 6), round(o.footprint.liftoff, 6), o.footprint.foot)

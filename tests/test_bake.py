@@ -829,6 +829,25 @@ def test_changing_the_scene_clock_re_solves_the_live_preview(addon, rig_scene):
     assert live.flush(bpy.context) == 0 and solved.revision(coll) == revision
 
 
+def test_scaling_the_rig_re_solves_the_live_preview_for_its_new_size(addon, rig_scene):
+    """The character is measured from the rig as it stands in the world: scaled, its legs are longer, so
+    the live preview is solved again for them (before, it waited for the next footprint edit)."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    solved = sys.modules[f"{addon}.footprint_addon.solved"]
+    coll = bpy.data.collections["fig1"]
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    live.flush(bpy.context)
+    before = solved.last_motion(coll).character.leg_length_nominal
+    rig_scene.scale = (1.1, 1.1, 1.1)
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1
+    assert solved.last_motion(coll).character.leg_length_nominal == pytest.approx(1.1 * before)
+    assert live.flush(bpy.context) == 0
+    bpy.context.scene.frame_set(bpy.context.scene.frame_start + 30)  # the rig posed by its preview: no edit
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 0
+
+
 def test_a_rig_report_saved_by_an_earlier_version_still_shows(addon):
     panels = sys.modules[f"{addon}.footprint_addon.ui.panels"]
     old = {"frames": 10, "ball_skate": {"L": 1e-4}, "heel_skate": {"L": 2e-4}, "ball_off_footprint": {"L": 0.0},

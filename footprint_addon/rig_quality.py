@@ -12,7 +12,7 @@ import numpy as np
 
 from ..solver.motion import ground_under_feet
 from ..solver.schedule import build_schedule
-from . import bake, scene_clock
+from . import bake, scene_clock, solved
 
 
 def evaluated_heads(context, rig, bones, frames):
@@ -78,8 +78,11 @@ def _largest_move(points):
 def measure_track(context, coll, rig, motion=None):
     """Measure a footprint track's motion on a rig (as solved for that rig at the scene's frames, or the
     motion a bake just made of it) and keep the report on the track; returns it. Raises what binding and
-    solving raise, before anything is kept."""
+    solving raise, before anything is kept. The track's last solve is measured when it was for this rig
+    from everything as it is now (its signature), instead of solving again."""
     binding = bake.bind(rig)
+    if motion is None and rig == coll.footprint_track.rig and solved.last_signature(coll) == solved.signature(coll):
+        motion = solved.last_motion(coll)
     if motion is None:
         _frames, motion = bake.solve_for_rig(context, coll, binding)
     frames = [scene_clock.frame(context.scene, t) for t in motion.times]

@@ -180,6 +180,17 @@ def test_foot_skate_is_measured_on_the_evaluated_rig(addon, rig_scene):
     scene = bpy.context.scene
     assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
     scene.frame_set(42)
+    bake = bake_module(addon)
+    solve_for_rig, solves = bake.solve_for_rig, []
+    bake.solve_for_rig = lambda *args: solves.append(args) or solve_for_rig(*args)
+    try:
+        assert bpy.ops.footprint.measure_rig() == {"FINISHED"}
+        assert not solves  # the bake's own solve, recorded for this rig and these footprints, is measured
+        scene.render.fps += 1  # the clock changed: that solve is not the rig's motion any more
+        assert bpy.ops.footprint.measure_rig() == {"FINISHED"} and len(solves) == 1
+        scene.render.fps -= 1
+    finally:
+        bake.solve_for_rig = solve_for_rig
     assert bpy.ops.footprint.measure_rig() == {"FINISHED"}
     assert scene.frame_current == 42
     settings = scene.footprint.active_track.footprint_track
@@ -194,7 +205,6 @@ def test_foot_skate_is_measured_on_the_evaluated_rig(addon, rig_scene):
     panels = sys.modules[f"{addon}.footprint_addon.ui.panels"]
     assert any(line.startswith("On the rig, foot L: ball moves") for line in panels.rig_report_lines(settings.last_rig_report))
     # Nudge the left foot's control 5 cm in the middle of its longest stance.
-    bake = bake_module(addon)
     frames, motion = bake.solve_for_rig(bpy.context, scene.footprint.active_track, bake.bind(rig_scene))
     left = motion.contact[:, 0]
     longest = max(np.unique(motion.footprint[left, 0]), key=lambda f: (motion.footprint[:, 0] == f).sum())

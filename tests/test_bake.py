@@ -765,6 +765,32 @@ def test_the_solver_sees_the_terrain_mesh(addon, rig_scene, monkeypatch):
         assert np.array_equal(again, terrain_module._tops(moved, low, spacing, shape, reach))
 
 
+def test_a_terrain_field_over_a_wide_region_is_sampled_coarser(addon, rig_scene, monkeypatch):
+    """Two footprints 300 m apart span 91,000 m^2: at 5 cm that would be 36 million cells. The field takes
+    the coarsest whole-centimetre spacing that keeps within MAX_CELLS, casts rays only near the footprints,
+    and still gives the ground's height there (a plane rising 5 % along x: exact on any lattice)."""
+    terrain_module = sys.modules[f"{addon}.footprint_addon.terrain"]
+    scene_io = sys.modules[f"{addon}.footprint_addon.scene_io"]
+    mesh = bpy.data.meshes.new("plain")
+    mesh.from_pydata([(x, y, 0.05 * x) for y in (-10.0, 310.0) for x in (-10.0, 310.0)], [], [(0, 1, 3, 2)])
+    ground = bpy.data.objects.new("plain", mesh)
+    bpy.context.scene.collection.objects.link(ground)
+    coll = scene_io.new_track(bpy.context, "far apart", terrain=ground)
+    cast = []
+    project = terrain_module.TerrainProbe.project
+    monkeypatch.setattr(terrain_module.TerrainProbe, "project",
+                        lambda probe, xy, tops=None: cast.append(len(xy)) or project(probe, xy, tops))
+    positions = np.array([(0.0, 0.0, 0.0), (300.0, 300.0, 15.0)])
+    field = terrain_module.height_field(bpy.context, ground, positions, coll)
+    area = 302.0 ** 2
+    assert field.spacing == np.ceil(100 * np.sqrt(area / terrain_module.MAX_CELLS)) / 100 == 0.22
+    assert field.values.size <= terrain_module.MAX_CELLS
+    reach = int(np.ceil(terrain_module.MARGIN / field.spacing))
+    assert 0 < sum(cast) <= 2 * (2 * reach + 1) ** 2
+    near = positions[:, :2] + [[0.3, -0.4], [-0.5, 0.2]]
+    assert np.allclose(field.heights(near), 0.05 * near[:, 0], atol=1e-5)
+
+
 def test_editing_the_terrain_re_solves_the_live_preview(addon, rig_scene):
     """The solve reads the terrain, so changing it (here: raised 50 cm) makes the live update solve the
     track again, on the new ground (before, it kept the old one: the terrain was not in its signature)."""

@@ -132,17 +132,21 @@ def _build(context, track, rig, binding, frames, motion, keys, body_offset, sign
 
 def remove(track, rig):
     """Remove the track's preview: its constraints on the rig, its empties, their actions, its collection;
-    and what is left of the previews of tracks since deleted (their constraints would drive the rig on)."""
+    and what is left of the previews of tracks since deleted, on every rig (their constraints would drive
+    the rigs on, or be left with no target)."""
+    def orphan(block):
+        return ownership.orphaned(block, ownership.PREVIEW_KEY)
+
     def ours(block):
-        return (ownership.owned(block, ownership.PREVIEW_KEY, track)
-                or ownership.orphaned(block, ownership.PREVIEW_KEY))
+        return ownership.owned(block, ownership.PREVIEW_KEY, track) or orphan(block)
 
     removed = False
-    if rig is not None and rig.type == "ARMATURE":
-        for pose_bone, constraint, target in list(_preview_constraints(rig.pose.bones)):
-            if target is None or ours(target):
+    for armature in [o for o in bpy.data.objects if o.type == "ARMATURE"]:
+        belongs = ours if armature == rig else orphan  # another track's live preview on another rig stays
+        for pose_bone, constraint, target in list(_preview_constraints(armature.pose.bones)):
+            if target is None or belongs(target):
                 pose_bone.constraints.remove(constraint)
-                removed = True
+                removed |= armature == rig
     for obj in [o for o in bpy.data.objects if ours(o)]:
         bpy.data.objects.remove(obj)
         removed = True

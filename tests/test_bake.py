@@ -1107,10 +1107,19 @@ def test_a_preview_ignores_copies_of_its_empties_and_clears_what_deleted_tracks_
     assert before != after  # the followed COM was rewritten
     constraints = sum(len(bone.constraints) for bone in rig_scene.pose.bones)
     assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    twin = rig_scene.copy()  # a copy of the rig follows the same preview, through copies of its constraints
+    twin.data = rig_scene.data.copy()
+    bpy.context.scene.collection.objects.link(twin)
+
+    def preview_constraints(rig):
+        return [c for bone in rig.pose.bones for c in bone.constraints if c.name.startswith("Footprint Preview")]
+
+    assert len(preview_constraints(twin)) == 6
     bpy.data.collections.remove(coll)
     assert bpy.ops.footprint.import_json(filepath=FIG1) == {"FINISHED"}
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}  # the new track's, replacing the orphan
     assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints
+    assert not preview_constraints(twin)  # the orphans on the other rig go too (they were left with no target)
     assert bpy.ops.footprint.preview(rig="rig", remove=True) == {"FINISHED"}
     assert not [o for o in bpy.data.objects if "footprint_preview" in o.keys()]
     assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints - 6

@@ -1,9 +1,9 @@
 """Live update (vdP97 is interactive): moving, rotating or retiming a footprint, changing the track's
-settings, its terrain, its rig's placement or scale, or the scene's frame rate or start frame re-solves the
-track and refreshes its preview on its rig. The depsgraph handler only notes which tracks changed (for the
-overlay too); the re-solve runs once per burst of edits from a timer (never from the draw path), and the
-handler ignores every update that is not a footprint, a track, a terrain solved on, a rig's transform or a
-scene, so the preview's own writes never trigger it again."""
+settings, its terrain, its rig's turn or scale, or the scene's frame rate or start frame re-solves the
+track and refreshes its preview on its rig. The depsgraph handler only notes which tracks
+changed (for the overlay too); the re-solve runs once per burst of edits from a timer (never from the draw
+path), and the handler ignores every update that is not a footprint, a track, a terrain solved on, a rig's
+transform or a scene, so the preview's own writes never trigger it again."""
 
 import bpy
 from bpy.app.handlers import persistent
@@ -28,8 +28,10 @@ def on_depsgraph_update(scene, depsgraph):
                     _note(coll)
         if isinstance(data, bpy.types.Scene):
             _clock_changed(data)
+        # A rig moved, turned or scaled. (Its rest pose is in the signature too, but an edit of it reaches
+        # the handler just as every pose does, on the armature: it shows at the track's next edit.)
         if isinstance(data, bpy.types.Object) and data.type == "ARMATURE" and update.is_updated_transform:
-            for coll in bpy.data.collections:  # moved, turned or scaled: its tracks' previews are stale
+            for coll in bpy.data.collections:
                 if coll.footprint_track.is_track and coll.footprint_track.rig == data:
                     _note(coll)
         if isinstance(data, bpy.types.Collection) and data.footprint_track.is_track:
@@ -67,7 +69,7 @@ def _on_timer():
 
 def flush(context):
     """Re-solve every track edited since the last time whose solve's inputs really changed (footprints,
-    settings, terrain, the rig's placement, the scene's clock); returns how many."""
+    settings, terrain, the rig's form, the scene's clock); returns how many."""
     count = 0
     edited = [coll for coll in bpy.data.collections if coll.session_uid in _dirty]
     for coll in sorted(edited, key=lambda c: c.name):

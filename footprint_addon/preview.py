@@ -131,22 +131,20 @@ def _build(context, track, rig, binding, frames, motion, keys, body_offset, sign
 
 
 def remove(track, rig):
-    """Remove the track's preview: its constraints on the rig, its empties, their actions, its collection;
-    and what is left of the previews of tracks since deleted, on every rig (their constraints would drive
-    the rigs on, or be left with no target)."""
-    def orphan(block):
-        return ownership.orphaned(block, ownership.PREVIEW_KEY)
-
+    """Remove the track's preview: its empties, their actions, its collection, and the constraints that
+    follow them on every rig (the one given, any the track was previewed on before); and what is left of
+    the previews of tracks since deleted (their constraints would drive the rigs on, or be left with no
+    target). Returns whether anything was removed."""
     def ours(block):
-        return ownership.owned(block, ownership.PREVIEW_KEY, track) or orphan(block)
+        return (ownership.owned(block, ownership.PREVIEW_KEY, track)
+                or ownership.orphaned(block, ownership.PREVIEW_KEY))
 
     removed = False
     for armature in [o for o in bpy.data.objects if o.type == "ARMATURE"]:
-        belongs = ours if armature == rig else orphan  # another track's live preview on another rig stays
         for pose_bone, constraint, target in list(_preview_constraints(armature.pose.bones)):
-            if target is None or belongs(target):
+            if target is None or ours(target):
                 pose_bone.constraints.remove(constraint)
-                removed |= armature == rig
+                removed = True
     for obj in [o for o in bpy.data.objects if ours(o)]:
         bpy.data.objects.remove(obj)
         removed = True

@@ -7,6 +7,7 @@ record, a new track under an old name does not inherit one)."""
 import itertools
 
 import bpy
+import numpy as np
 
 from . import scene_clock, scene_io, terrain
 
@@ -19,18 +20,30 @@ _numbers = itertools.count()  # never restarts: a number once given stands for o
 
 def signature(coll):
     """What a solve of the track reads: its settings (character preset or parameters, terrain and how many
-    times it changed, rig and where it stands: its scale sizes the character, its turn faces the preview),
-    the scene's clock (the frames it is sampled at: solves run in the current scene) and, per footprint,
-    its name, place, heading, contact, lift-off and foot."""
+    times it changed, rig and its form: see rig_form), the scene's clock (the frames it is sampled at:
+    solves run in the current scene) and, per footprint, its name, place, heading, contact, lift-off and
+    foot."""
     settings = coll.footprint_track
     rig = settings.rig
-    placed = None if rig is None else tuple(round(v, 6) for row in rig.matrix_world for v in row)
     return ((settings.character, settings.character_json, getattr(settings.terrain, "name", None),
-             terrain.revision(settings.terrain), getattr(rig, "name", None), placed,
+             terrain.revision(settings.terrain), getattr(rig, "name", None), rig_form(rig),
              scene_clock.clock(bpy.context.scene)),
             tuple((o.name, tuple(round(v, 6) for v in o.matrix_world.translation), round(o.rotation_euler.z, 6),
                    round(o.footprint.contact, 6), round(o.footprint.liftoff, 6), o.footprint.foot)
                   for o in scene_io.footprints(coll)))
+
+
+def rig_form(rig):
+    """What of a rig a solve for it reads: its turn and scale in the world (the scale sizes the character
+    measured from it, the turn faces the preview; where it stands does not matter) and its rest pose (a
+    digest of every bone's rest matrix: edited bones change the character); None without a rig."""
+    if rig is None:
+        return None
+    turn = tuple(round(v, 6) for row in rig.matrix_world.to_3x3() for v in row)
+    bones = rig.data.bones
+    rest = np.empty(16 * len(bones))
+    bones.foreach_get("matrix_local", rest)
+    return turn, hash(np.round(rest, 6).tobytes())  # (in memory only: a process's hash is enough)
 
 
 def changed_span(before, after):

@@ -112,7 +112,7 @@ def quality_report(motion: Motion, schedule, measures, clearance_required) -> di
     """Measures of physical and visual plausibility, on the sampled motion itself, from its frame_measures:
 
     - non_physical_force: mean and peak over the frames, as fractions of body weight, and the largest mean
-      over any NONPHYSICAL_WINDOW seconds (worst_second) with the time that stretch starts;
+      over any NONPHYSICAL_WINDOW seconds (worst_second) with where that stretch starts and ends;
     - leg_length: per leg, min and max hip-to-support distance while in stance, against l_max, and the
       largest hip-to-mid-foot distance while the foot is not on a footprint (swing_max: swinging, or at
       its rest place before the first footprint or after the last);
@@ -122,8 +122,9 @@ def quality_report(motion: Motion, schedule, measures, clearance_required) -> di
       none);
     - flight: the largest deviation of the COM's vertical acceleration from -g, and the largest horizontal
       acceleration, as fractions of g, over samples inside flight phases;
-    - swing: the quickest swing (a foot from one footprint to its next): its foot, lift-off and landing
-      times and distance, against the shortest a leg can plausibly swing in (None without a swing).
+    - swing: the quickest swing (a foot from one footprint to its next, unless it is put down again just as
+      it stood): its foot, lift-off and landing times, distance and turn, against the shortest a leg can
+      plausibly swing in (None without a swing).
     """
     ch = motion.character
     leg_report = {}
@@ -143,10 +144,11 @@ def quality_report(motion: Motion, schedule, measures, clearance_required) -> di
         in_flight |= (t > start) & (t < end)
     a = motion.com_acceleration
     fraction, slip = measures["non_physical_force"], measures["stance_slip"]
-    worst, worst_start = _worst_stretch(t, fraction, NONPHYSICAL_WINDOW)
+    worst, worst_start, worst_end = _worst_stretch(t, fraction, NONPHYSICAL_WINDOW)
     return {
         "non_physical_force": {"mean": float(fraction.mean()), "peak": float(fraction.max()),
-                               "worst_second": worst, "worst_second_start": worst_start, "unit": "body weight"},
+                               "worst_second": worst, "worst_second_span": [worst_start, worst_end],
+                               "unit": "body weight"},
         "leg_length": leg_report,
         "com_clearance": {"min": float(measures["com_clearance"].min()), "required": float(clearance_required)},
         "stance_slip": float(slip.max()) if slip.size else 0.0,
@@ -165,18 +167,19 @@ NONPHYSICAL_WINDOW = 1.0  # seconds: the stretch of motion the worst mean non-ph
 
 
 def _worst_stretch(times, values, window):
-    """The largest mean of values (N,) at times (N,, any order) over any `window` seconds, and where that
-    stretch starts; over the whole when it is shorter."""
+    """The largest mean of values (N,) at times (N, in any order) over any `window` seconds, and where that
+    stretch starts and ends; over the whole when it is shorter."""
     order = np.argsort(times, kind="stable")
     times, values = times[order], values[order]
     if times[-1] - times[0] <= window:
-        return float(values.mean()), float(times[0])
+        return float(values.mean()), float(times[0]), float(times[-1])
+    slack = 1e-9 * max(1.0, abs(float(times[-1])))  # a frame's time is a rounded product: 39 / 24 + 1 s...
     summed = np.concatenate([[0.0], np.cumsum(values)])
-    starts = np.flatnonzero(times + window <= times[-1])  # the stretches that fit
-    stops = np.searchsorted(times, times[starts] + window, side="right")
+    starts = np.flatnonzero(times + window <= times[-1] + slack)  # the stretches that fit
+    stops = np.searchsorted(times, times[starts] + window + slack, side="right")
     means = (summed[stops] - summed[starts]) / (stops - starts)
     k = int(np.argmax(means))
-    return float(means[k]), float(times[starts[k]])
+    return float(means[k]), float(times[starts[k]]), float(times[stops[k] - 1])
 
 
 SWING_MIN = 0.4  # time units sqrt(l_nom / g): the quickest plausible swing. A leg swung as a free pendulum
@@ -228,11 +231,12 @@ def report_warnings(report) -> list:
             warnings.append(f"Leg {foot} reaches {leg['max']:.3f} m standing, past its {leg['max_allowed']:.3f}: "
                             "footprints too far apart for the character")
     force = report["non_physical_force"]
-    if force.get("worst_second", force["mean"]) > NONPHYSICAL_WARN:  # (reports saved before it had none)
-        start = force.get("worst_second_start", 0.0)
-        warnings.append(f"Non-physical force averages {force.get('worst_second', force['mean']):.2f} body weight "
-                        f"from {start:.2f} s to {start + NONPHYSICAL_WINDOW:.2f} s ({force['mean']:.2f} over the "
-                        "motion): the legs cannot carry the body there; space the footprints closer or give "
+    worst = force.get("worst_second", force["mean"])  # (a report saved before it had one: the mean)
+    if worst > NONPHYSICAL_WARN:
+        span = force.get("worst_second_span")
+        where = "" if span is None else f" from {span[0]:.2f} s to {span[1]:.2f} s"
+        warnings.append(f"Non-physical force averages {worst:.2f} body weight{where} ({force['mean']:.2f} over "
+                        "the motion): the legs cannot carry the body there; space the footprints closer or give "
                         "the steps more time")
     swing = report.get("swing")
     if swing is not None and swing["seconds"] < swing["plausible_min"]:

@@ -865,9 +865,11 @@ def test_changing_the_scene_clock_re_solves_the_live_preview(addon, rig_scene):
     assert live.flush(bpy.context) == 0 and solved.revision(coll) == revision
 
 
-def test_scaling_the_rig_re_solves_the_live_preview_for_its_new_size(addon, rig_scene):
-    """The character is measured from the rig as it stands in the world: scaled, its legs are longer, so
-    the live preview is solved again for them (before, it waited for the next footprint edit)."""
+def test_scaling_the_rig_or_editing_its_rest_pose_re_solves_the_live_preview(addon, rig_scene):
+    """The character is measured from the rig, as it stands in the world and in its rest pose: scaled, its
+    legs are longer, so the live preview is solved again for them at once (before, it waited for the next
+    footprint edit). Bones made longer in edit mode count at the next edit (a rest edit reaches the
+    depsgraph handler as any pose does). Moving the rig, or posing it, solves nothing."""
     live = sys.modules[f"{addon}.footprint_addon.live"]
     solved = sys.modules[f"{addon}.footprint_addon.solved"]
     coll = bpy.data.collections["fig1"]
@@ -878,10 +880,36 @@ def test_scaling_the_rig_re_solves_the_live_preview_for_its_new_size(addon, rig_
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 1
     assert solved.last_motion(coll).character.leg_length_nominal == pytest.approx(1.1 * before)
+    bpy.context.view_layer.update()  # (the preview wrote the track's report: noted, nothing to solve)
     assert live.flush(bpy.context) == 0
-    bpy.context.scene.frame_set(bpy.context.scene.frame_start + 30)  # the rig posed by its preview: no edit
+    bpy.context.view_layer.objects.active = rig_scene
+    bpy.ops.object.mode_set(mode="EDIT")
+    for bone in rig_scene.data.edit_bones:
+        bone.head *= 1.1
+        bone.tail *= 1.1
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.context.view_layer.update()
+    assert solved.signature(coll) != solved.previewed_signature(coll)  # its rest pose changed
+    bake = bake_module(addon)
+    solve_for_rig, solves = bake.solve_for_rig, []
+    bake.solve_for_rig = lambda *args: solves.append(args) or solve_for_rig(*args)
+    try:  # Measure on Rig measures a motion solved for the rig as it is now, not the preview's
+        assert bpy.ops.footprint.measure_rig() == {"FINISHED"} and len(solves) == 1
+    finally:
+        bake.solve_for_rig = solve_for_rig
+    footprint_objects(coll)[5].location.x += 0.01
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1
+    assert solved.last_motion(coll).character.leg_length_nominal == pytest.approx(1.21 * before, rel=1e-3)
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 0
+    rig_scene.location.x += 1.0  # where it stands: the bones follow the preview's targets all the same
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 0
+    rig_scene.pose.bones["torso"].rotation_quaternion.w = 0.9  # a pose, as the preview or an animator sets
+    bpy.context.view_layer.update()
+    assert not live._dirty
+    assert solved.signature(coll) == solved.previewed_signature(coll)
 
 
 def test_a_rig_report_saved_by_an_earlier_version_still_shows(addon):
@@ -1114,6 +1142,10 @@ def test_a_preview_ignores_copies_of_its_empties_and_clears_what_deleted_tracks_
     def preview_constraints(rig):
         return [c for bone in rig.pose.bones for c in bone.constraints if c.name.startswith("Footprint Preview")]
 
+    assert len(preview_constraints(twin)) == 6
+    twin.data = rig_scene.data.copy()  # (constraints are on the object: copied again, empty)
+    assert bpy.ops.footprint.preview(rig=twin.name) == {"FINISHED"}  # the track now previewed on the copy...
+    assert not preview_constraints(rig_scene)  # ...follows nothing on the rig any more (once left targetless)
     assert len(preview_constraints(twin)) == 6
     bpy.data.collections.remove(coll)
     assert bpy.ops.footprint.import_json(filepath=FIG1) == {"FINISHED"}

@@ -867,11 +867,15 @@ def test_the_report_warns_of_what_the_motion_could_not_do(monkeypatch):
     assert max(leg["max"] for leg in report["leg_length"].values()) <= 0.31
     force = report["non_physical_force"]
     assert force["worst_second"] >= force["mean"] > motion_module.NONPHYSICAL_WARN
-    start = force["worst_second_start"]
+    start, end = force["worst_second_span"]
+    assert end == pytest.approx(start + 1.0, abs=1 / 60)
     assert motion_module.report_warnings(report) == [
-        f"Non-physical force averages {force['worst_second']:.2f} body weight from {start:.2f} s to "
-        f"{start + 1.0:.2f} s ({force['mean']:.2f} over the motion): the legs cannot carry the body there; space "
-        "the footprints closer or give the steps more time"]
+        f"Non-physical force averages {force['worst_second']:.2f} body weight from {start:.2f} s to {end:.2f} s "
+        f"({force['mean']:.2f} over the motion): the legs cannot carry the body there; space the footprints "
+        "closer or give the steps more time"]
+    old = dict(report, non_physical_force={k: force[k] for k in ("mean", "peak", "unit")})  # saved before
+    assert motion_module.report_warnings(old)[0].startswith(f"Non-physical force averages {force['mean']:.2f} body "
+                                                            f"weight ({force['mean']:.2f} over the motion)")
     # One step of 1.6 l_nom in a walk timed for 0.8: over the whole walk the mean stays low, not around it.
     human = character.preset("human")
     step = 0.8 * human.leg_length_nominal
@@ -882,10 +886,16 @@ def test_the_report_warns_of_what_the_motion_could_not_do(monkeypatch):
     force = biped.solve(long_step, character=human).report["non_physical_force"]
     assert force["mean"] < 0.5 * motion_module.NONPHYSICAL_WARN < motion_module.NONPHYSICAL_WARN < force["worst_second"]
     t_long = walk_contact[4] - 0.5  # the long step lands on footprint 4
-    assert abs(force["worst_second_start"] - t_long) < 0.5
+    start, end = force["worst_second_span"]
+    assert abs(start - t_long) < 0.5
     motion = biped.solve(long_step, character=human, fps=30.0)  # the worst second, measured independently
-    window = (motion.times >= force["worst_second_start"]) & (motion.times <= force["worst_second_start"] + 1.0)
+    window = (motion.times >= start) & (motion.times <= end)
     assert motion.measures["non_physical_force"][window].mean() == pytest.approx(force["worst_second"], rel=0.05)
+    # The stretch ending on the last frame counts (its end is a rounded product: 1 s past 39 / 24 s).
+    times = 1.0 + np.arange(39) / 24.0
+    spike = np.where(np.arange(39) == 38, 1.0, 0.0)
+    assert motion_module._worst_stretch(times, spike, 1.0) == (pytest.approx(1 / 25), times[14], times[38])
+    assert motion_module._worst_stretch(times[:10], spike[:10] + 0.5, 1.0) == (0.5, times[0], times[9])
     warnings = motion_module.report_warnings(biped.solve(strides(0.6)).report)  # out of reach
     assert [w.split(" reaches ")[0] for w in warnings[:2]] == ["Leg L", "Leg R"]
     assert all(w.endswith("past its 0.310: footprints too far apart for the character") for w in warnings[:2])

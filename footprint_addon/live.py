@@ -1,9 +1,9 @@
 """Live update (vdP97 is interactive): moving, rotating or retiming a footprint, changing the track's
 settings, its terrain, its rig's turn or scale, or the scene's frame rate or start frame re-solves the
-track and refreshes its preview on its rig. The depsgraph handler only notes which tracks
-changed (for the overlay too); the re-solve runs once per burst of edits from a timer (never from the draw
-path), and the handler ignores every update that is not a footprint, a track, a terrain solved on, a rig's
-transform or a scene, so the preview's own writes never trigger it again."""
+track and refreshes its preview on its rig. The depsgraph handler only notes which tracks changed (for the
+overlay too); the re-solve runs once per burst of edits from a timer (never from the draw path), and the
+handler ignores every update that is not a footprint, a track, a terrain solved on, a rig's transform or a
+scene, so the preview's own writes never trigger it again."""
 
 import bpy
 from bpy.app.handlers import persistent

@@ -220,8 +220,8 @@ def report_warnings(report) -> list:
     iteration cap before converging (the motion may be visibly off its optimum); a stance leg reaches past
     l_max (footprints too far apart, or too high, for the character's legs); the legs cannot carry the body
     (over its worst second, more than NONPHYSICAL_WARN of its weight missing on average: the legs held
-    within l_max, footprints out of the character's reach in the time given); a foot swings quicker than a leg can (a
-    lift-off too close to the foot's next contact: the foot flies)."""
+    within l_max, footprints out of the character's reach in the time given); a foot swings quicker than
+    a leg can (a lift-off too close to the foot's next contact: the foot flies)."""
     warnings = []
     optimizer = report.get("optimizer")
     if optimizer is not None and not optimizer["converged"]:

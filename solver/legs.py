@@ -140,23 +140,22 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     _beta, leave_pos[left_footprint], leave_rot[left_footprint] = _heel_off(
         anchors_pos[left_footprint], anchors_rot[left_footprint], liftoff_hips[footprint_of[left_footprint]],
         character, half)
-    start_pos, start_rot = leave_pos[k], leave_rot[k]
-    line = start_pos + (anchors_pos[nxt] - start_pos) * s[:, None]
-    # Each swing's arc, for the swings under way at the times asked (a live edit samples a few).
-    swing_of = np.minimum(k, len(anchors_pos) - 2)
-    swings = np.unique(swing_of[~standing])
+    # Each swing (rows under way: never from the last anchor, whose lift-off never comes): its arc and its
+    # turn worked out once, for the swings under way at the times asked (a live edit samples a few).
+    swinging = ~standing
+    rows_k, rows_u, rows_s = k[swinging], u[swinging], s[swinging]
+    swings = np.unique(rows_k)
     bumps = np.zeros(max(len(anchors_pos) - 1, 1))
     stepping = (footprint_of[swings] >= 0) & (footprint_of[swings + 1] >= 0)  # not to or from a rest place
     bumps[swings] = _swing_bump(anchors_pos[swings], anchors_pos[swings + 1], anchors_rot[swings, :, 1],
                                 anchors_rot[swings + 1, :, 1], character, terrain, stepping)
-    bump = bumps[swing_of]
-    swing_pos = line
-    swing_pos[:, 2] += bump * 4.0 * u * (1.0 - u)
-    position = np.where(standing[:, None], stand_pos, swing_pos)
-    rotation = stand_rot
-    swinging = ~standing
-    axis, angle = _axis_angle_between(start_rot[swinging], anchors_rot[nxt[swinging]])
-    rotation[swinging] = start_rot[swinging] @ _rodrigues(axis, angle * s[swinging])
+    position, rotation = stand_pos, stand_rot
+    start_pos = leave_pos[rows_k]
+    position[swinging] = start_pos + (anchors_pos[rows_k + 1] - start_pos) * rows_s[:, None]
+    position[swinging, 2] += bumps[rows_k] * 4.0 * rows_u * (1.0 - rows_u)
+    axis, angle = _axis_angle_between(leave_rot[swings], anchors_rot[swings + 1])
+    of_swing = np.searchsorted(swings, rows_k)
+    rotation[swinging] = leave_rot[rows_k] @ _rodrigues(axis[of_swing], angle[of_swing] * rows_s)
 
     def by_time(rows):  # (L * N, ...) leg-major rows to (N, L, ...)
         return np.swapaxes(rows.reshape((legs, n) + rows.shape[1:]), 0, 1)

@@ -1,10 +1,11 @@
 """Where a linearisation's products go in the block-tridiagonal normal equations.
 
 A linearisation (Problem.linearize) makes, per segment, J^T J (3, 3, n_seg, 4, 4) and J^T r (3, n_seg, 4) in
-the segment's Hermite controls [P0, V0, P1, V1], and per steady-ends pair its residual r_e and r_e^2. An
-Assembly maps each of those values, in that order, to the flat output [diagonal blocks (n, 6, 6) | upper
-blocks (n - 1, 6, 6) | gradient (n, 6) | energy per track] with a coefficient; each sample's r^2 goes to its
-track's energy. One gather, one product and two bincounts assemble the normal equations, whatever the layout
+the segment's Hermite controls [P0, V0, P1, V1], and per steady-ends pair its residual r_e. An Assembly
+maps each of those values, in that order, to the flat output [diagonal blocks (n, 6, 6) | upper blocks
+(n - 1, 6, 6) | gradient (n, 6) | energy per track] with a coefficient; each sample's r^2 and each pair's
+r_e^2 go to its track's energy (Assembly.energies, which the optimiser's energies alone use too). One
+gather, one product and a few bincounts assemble the normal equations, whatever the layout
 (flights, where a segment's controls are a fixed map G of one free state: G^T (J^T J) G, windows, whose
 held states drop out, batches of tracks).
 """
@@ -33,14 +34,22 @@ class Assembly:
     constant: np.ndarray  # the output's part that does not depend on the solution (steady ends' J^T J)
     starts: tuple  # where the upper blocks, the gradient and the energies start in the output
     sample_track: np.ndarray  # the track of each of its samples
+    end_track: np.ndarray  # the track of each of its steady-ends pairs
 
-    def assemble(self, values, squares):
-        """values (the linearisation's products, concatenated in the module's order) and squares (S,), each
-        sample's r^2 -> energies per track, diagonal blocks, upper blocks, gradient."""
+    def energies(self, squares, r_end):
+        """Per track, the energy: squares (S,), each sample's r^2, and the steady-ends residuals (E, 3)."""
+        n_tracks = len(self.constant) - self.starts[2]
+        return (np.bincount(self.sample_track, squares, n_tracks)
+                + np.bincount(self.end_track, np.add.reduce(r_end * r_end, 1), n_tracks))
+
+    def assemble(self, values, squares, r_end):
+        """values (the linearisation's products, concatenated in the module's order), squares (S,), each
+        sample's r^2, and the steady-ends residuals -> energies per track, diagonal blocks, upper blocks,
+        gradient."""
         out = np.bincount(self.target, values[self.source] * self.coefficient, len(self.constant))
         out += self.constant
         upper_start, grad_start, energy_start = self.starts
-        out[energy_start:] += np.bincount(self.sample_track, squares, len(out) - energy_start)
+        out[energy_start:] += self.energies(squares, r_end)
         n = self.n_free
         return (out[energy_start:], out[:upper_start].reshape(n, STATE, STATE),
                 out[upper_start:grad_start].reshape(-1, STATE, STATE),
@@ -118,11 +127,7 @@ def build(problem, first, stop):
     lo, hi = (problem.end_pairs[pairs] - first).T
     both = (lo >= 0) & (hi < n)
     np.add.at(constant, upper_start + (lo[both, None] * STATE + eye) * STATE + eye, -ends)
-    offset += 3 * len(pairs)
-    sources.append(offset + np.arange(3 * len(pairs)))
-    targets.append(energy_start + np.repeat(problem.end_track[pairs], 3))
-    coefficients.append(np.ones(3 * len(pairs)))
 
     return Assembly(segments, samples, n, pairs, np.concatenate(sources), np.concatenate(targets),
                     np.concatenate(coefficients), constant, (upper_start, grad_start, energy_start),
-                    problem.sample_track[samples])
+                    problem.sample_track[samples], problem.end_track[pairs])

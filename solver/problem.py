@@ -139,14 +139,11 @@ def _derive_sampling(schedule, per_segment, slots):
     stood on (-1: none) and the footprint the barrier holds the leg to (at a lift-off sample, the one
     the foot is leaving)."""
     lay = layout(schedule)
-    times, seg, dt, support_times = schedule.sample_times(per_segment)
+    times, _segment, dt, support_times = schedule.sample_times(per_segment)
     active = schedule.active_footprints(support_times)
     n_seg, n_regular = schedule.segments, per_segment + 1
     fraction = np.tile(np.arange(n_regular) / per_segment, n_seg)
     h = np.diff(schedule.knot_times)
-    if not slots:
-        cp, _cv, ca = hermite_basis(fraction, h[seg])
-        return lay, times, dt, dt, cp, ca, active, active
 
     def widened(values, fill):  # (n_seg * n_regular, ...) -> (n_seg * (n_regular + slots), ...)
         values = values.reshape((n_seg, n_regular) + values.shape[1:])
@@ -293,8 +290,7 @@ class Problem:
         """The assembly of all free states: it depends on the timing alone, so a re-solve after moving
         footprints reuses it (a 300-step track's takes 4 ms to build), and a windowed one never builds it."""
         if self._assembly is None:
-            self._assembly = _by_timing("assembly", (self._timing, self.weights.ends),
-                                        lambda: (self.assembly_for(0, self.n_free),))[0]
+            self._assembly = self.assembly_for(0, self.n_free)
         return self._assembly
 
     def _end_pairs(self):
@@ -363,8 +359,10 @@ class Problem:
         return hermite @ self.segment_map[seg], np.einsum("sij,sj->si", hermite, self.segment_offset[seg]), pair
 
     def assembly_for(self, first, stop):
-        """How to linearise for the free states [first, stop) with the others held (assembly.py)."""
-        return assembly.build(self, first, stop)
+        """How to linearise for the free states [first, stop) with the others held (assembly.py); built once
+        per timing (a drag moves the same footprints again and again: the same window)."""
+        return _by_timing("assembly", (self._timing, self.weights.ends, first, stop),
+                          lambda: (assembly.build(self, first, stop),))[0]
 
     def _terrain_groups(self):
         """Sample rows per distinct terrain object: a handful of groups, each queried in one call."""
@@ -545,17 +543,14 @@ class Problem:
             jtj += (lifting @ self.slot_pairs[seg]).reshape(3, 3, n_seg, 4, 4)
             jtr += (gradient[0].reshape(3, n_seg, 1, per)[..., n_regular:] @ self.slot_weights[seg]).reshape(3, n_seg, 4)
         r_end = self.end_residuals(free, a.end_pair_rows)
-        return a.assemble(np.concatenate([jtj.ravel(), jtr.ravel(), r_end.ravel(), (r_end * r_end).ravel()]),
-                          np.add.reduce(r * r, 0))
+        return a.assemble(np.concatenate([jtj.ravel(), jtr.ravel(), r_end.ravel()]), np.add.reduce(r * r, 0), r_end)
 
     def energies(self, free, assembly=None):
         """Per track, the energy linearize() gives (over the assembly's samples and steady-ends pairs), alone:
         the optimiser tries shorter steps with it."""
         a = self.assembly if assembly is None else assembly
         r = self.evaluate(*self._states_of(free, a.segments, a.samples), None if assembly is None else a.samples)
-        r_end = self.end_residuals(free, a.end_pair_rows)
-        return (np.bincount(a.sample_track, np.add.reduce(r * r, 0), self.n_tracks)
-                + np.bincount(self.end_track[a.end_pair_rows], np.add.reduce(r_end * r_end, 1), self.n_tracks))
+        return a.energies(np.add.reduce(r * r, 0), self.end_residuals(free, a.end_pair_rows))
 
     def _states_of(self, free, segments, samples):
         """COM positions and accelerations (3, S) at the samples (a slice) of the segments (a slice)."""
@@ -585,9 +580,7 @@ class Window:
     def __init__(self, problem: Problem, free, first: int, stop: int):
         self.problem, self.held = problem, np.array(free, dtype=float)
         self.first, self.stop = first, stop
-        # A drag moves the same footprints again and again: the same window, built once per timing.
-        self.assembly = _by_timing("window", (problem._timing, problem.weights.ends, first, stop),
-                                   lambda: (problem.assembly_for(first, stop),))[0]
+        self.assembly = problem.assembly_for(first, stop)
         self.n_tracks = problem.n_tracks
         self.free_track = problem.free_track[first:stop]
 

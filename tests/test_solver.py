@@ -982,7 +982,7 @@ def test_the_timing_cache_keeps_within_its_byte_budget_oldest_out(cold_cache, mo
         kept = problem_module._TIMING_CACHE
         assert sum(size for _value, size in kept.values()) <= budget
     def keys(p):
-        return {("controls", p._timing), ("assembly", (p._timing, p.weights.ends))}
+        return {("controls", p._timing), ("assembly", (p._timing, p.weights.ends, 0, p.n_free))}
 
     assert not set().union(*map(keys, problems[:3])) & kept.keys()  # the oldest went first
     assert keys(problems[-1]) <= kept.keys()

@@ -33,6 +33,16 @@ def straight_walk(steps):
     return make_track(feet, pos, head, contact, liftoff)
 
 
+def loosest_reaching(problem, tolerances, energy):
+    """The loosest of the LM stopping gains tried (loosest first) that ends at or below `energy`, with its
+    result; (None, None) when none does."""
+    for tolerance in tolerances:
+        result = optimize.levenberg_marquardt(problem, tolerance=tolerance)
+        if result.energies[0] <= energy:
+            return tolerance, result
+    return None, None
+
+
 def cold_solve(track):
     """A first solve of a track: nothing derived from its timing is remembered from an earlier run."""
     clear_timing_cache()
@@ -83,8 +93,7 @@ def run(repeats=7):
     print(f"  ratio greedy / LM    {t_greedy / t_lm:8.1f} x   (energy LM <= greedy: {lm.energies[0] <= greedy.energies[0]})")
     # Secondary, as against scipy below: LM with the loosest stopping gain that ends at or below the
     # greedy's final energy.
-    reaching = ((tolerance, optimize.levenberg_marquardt(problem, tolerance=tolerance)) for tolerance in LOOSE_TOLERANCES)
-    loose, reach = next(((t, r) for t, r in reaching if r.energies[0] <= greedy.energies[0]), (None, None))
+    loose, reach = loosest_reaching(problem, LOOSE_TOLERANCES, greedy.energies[0])
     if reach is None:
         print("  LM to the greedy's energy: not reached at any stopping gain tried")
     else:
@@ -93,21 +102,23 @@ def run(repeats=7):
               f"iterations to a gain under {loose:g}): greedy / that {t_greedy / t_reach:.1f} x")
     try:
         energy_scipy = scipy_least_squares(problem)
+    except ImportError:
+        energy_scipy = None
+        print("  scipy not installed: pip install -r requirements/bench.txt")
+    if energy_scipy is not None:
         t_scipy = median_seconds(lambda: scipy_least_squares(problem), max(1, repeats // 2))
+        print(f"  scipy least_squares  {t_scipy * 1e3:8.2f} ms  energy {energy_scipy:.7f}")
         # scipy stops at its default 1e-8 relative change, LM at a 1e-6 relative gain: for "at equal or
         # lower energy" LM runs on here with the loosest stopping gain that takes it to scipy's energy.
-        for tolerance in TOLERANCES:
-            tight = optimize.levenberg_marquardt(problem, tolerance=tolerance)
-            if tight.energies[0] <= energy_scipy:
-                break
-        t_tight = median_seconds(lambda: optimize.levenberg_marquardt(problem, tolerance=tolerance), repeats)
-        gap = (tight.energies[0] - energy_scipy) / energy_scipy
-        print(f"  scipy least_squares  {t_scipy * 1e3:8.2f} ms  energy {energy_scipy:.7f}")
-        print(f"  LM to scipy's energy {t_tight * 1e3:8.2f} ms  energy {tight.energies[0]:.7f}  "
-              f"({tight.iterations} iterations to a gain under {tolerance:.0e}, {gap:+.1e} relative to scipy's)")
-        print(f"  ratio scipy / LM     {t_scipy / t_tight:8.1f} x   (energy LM <= scipy: {tight.energies[0] <= energy_scipy})")
-    except ImportError:
-        print("  scipy not installed: pip install -r requirements/bench.txt")
+        tolerance, tight = loosest_reaching(problem, TOLERANCES, energy_scipy)
+        if tight is None:
+            print("  LM to scipy's energy: not reached at any stopping gain tried")
+        else:
+            t_tight = median_seconds(lambda: optimize.levenberg_marquardt(problem, tolerance=tolerance), repeats)
+            gap = (tight.energies[0] - energy_scipy) / energy_scipy
+            print(f"  LM to scipy's energy {t_tight * 1e3:8.2f} ms  energy {tight.energies[0]:.7f}  ({tight.iterations} "
+                  f"iterations to a gain under {tolerance:.0e}, {gap:+.1e} relative to scipy's)")
+            print(f"  ratio scipy / LM     {t_scipy / t_tight:8.1f} x   (energy LM <= scipy: {tight.energies[0] <= energy_scipy})")
     t_solve = median_seconds(lambda: cold_solve(fig1), repeats)
     print(f"  whole solve, cold (schedule, optimise, sample at 60 fps, report): {t_solve * 1e3:.2f} ms")
 

@@ -25,7 +25,7 @@ def solve(diag, upper, rhs, shift=None, sizes=None):
     n, b = diag.shape[:2]
     sizes = (n,) if sizes is None else sizes
     if max(sizes) <= DENSE_LIMIT:
-        return _dense(diag, upper, np.swapaxes(upper, 1, 2), rhs, sizes, shift)
+        return _dense(diag, upper, upper, rhs, sizes, shift)  # block (i+1, i) transposed is block (i, i+1)
     d = diag
     if shift is not None:
         d = diag.copy()
@@ -38,13 +38,13 @@ def solve(diag, upper, rhs, shift=None, sizes=None):
     return _reduce(d, lower, up, rhs)
 
 
-def _dense(diag, upper, lower, rhs, sizes, shift=None):
+def _dense(diag, upper, lower_t, rhs, sizes, shift=None):
     """The systems of the given sizes solved dense, padded to the largest, in one call: upper (n-1, b, b)
-    the blocks (i, i+1), lower (n-1, b, b) the blocks (i+1, i)."""
+    the blocks (i, i+1), lower_t (n-1, b, b) the blocks (i+1, i) transposed."""
     n, b = diag.shape[:2]
     rows, diagonal, blocks, padding, (count, size) = _dense_layout(sizes, b)
     dense = np.zeros(count * size * size + 1)  # the last entry takes the blocks between two systems
-    dense[blocks] = np.concatenate([diag.ravel(), upper.ravel(), np.swapaxes(lower, 1, 2).ravel()])
+    dense[blocks] = np.concatenate([diag.ravel(), upper.ravel(), lower_t.ravel()])
     dense[padding] = 1.0  # a shorter system's unused rows: the identity, right-hand side zero
     if shift is not None:
         dense[diagonal] += shift.ravel()
@@ -90,8 +90,8 @@ def _dense_layout(sizes, b):
 def _reduce(d, lo, up, r):
     """Solve lo_i x_{i-1} + d_i x_i + up_i x_{i+1} = r_i (lo_0 = 0, up_{n-1} = 0)."""
     n = d.shape[0]
-    if n <= max(DENSE_LIMIT, 1):  # few enough blocks left: the rest in one dense solve, not more levels
-        return _dense(d, up[:-1], lo[1:], r, (n,))
+    if n <= DENSE_LIMIT:  # few enough blocks left: the rest in one dense solve, not more levels
+        return _dense(d, up[:-1], np.swapaxes(lo[1:], 1, 2), r, (n,))
     odd = np.arange(1, n, 2)
     even = np.arange(0, n, 2)
     d_odd_inv = np.linalg.inv(d[odd])

@@ -201,9 +201,10 @@ def _quickest_swing(schedule, character):
         if not len(swings):
             continue
         durations = tr.contact[mine[swings + 1]] - tr.liftoff[mine[swings]]
-        k = swings[int(np.argmin(durations))]
-        if quickest is None or durations.min() < quickest["seconds"]:
-            quickest = {"seconds": float(durations.min()), "foot": str(tr.feet[mine[k]]),
+        j = int(np.argmin(durations))
+        k = swings[j]
+        if quickest is None or durations[j] < quickest["seconds"]:
+            quickest = {"seconds": float(durations[j]), "foot": str(tr.feet[mine[k]]),
                         "liftoff": float(tr.liftoff[mine[k]]), "contact": float(tr.contact[mine[k + 1]]),
                         "distance": float(distances[k]), "turn_degrees": float(np.degrees(turns[k]))}
     if quickest is not None:
@@ -240,8 +241,7 @@ def report_warnings(report) -> list:
                         "the steps more time")
     swing = report.get("swing")
     if swing is not None and swing["seconds"] < swing["plausible_min"]:
-        turn = swing.get("turn_degrees", 0.0)  # (reports saved before it had none)
-        turning = f", turning {turn:.0f} degrees," if turn >= 1.0 else ""
+        turning = f", turning {swing['turn_degrees']:.0f} degrees," if swing["turn_degrees"] >= 1.0 else ""
         warnings.append(f"Foot {swing['foot']} swings {swing['distance']:.2f} m{turning} in {swing['seconds']:.3f} s "
                         f"({swing['liftoff']:.3f} s to {swing['contact']:.3f} s), quicker than a leg can "
                         f"({swing['plausible_min']:.2f} s): lift-off too close to its next contact")

@@ -72,10 +72,11 @@ def oscillation(psi, pitch_amplitude, roll_amplitude):
     return pitch_amplitude * np.sin(2.0 * psi), -roll_amplitude * np.sin(psi)
 
 
-def window_ends(times, start, end, window: float = BODY_WINDOW):
-    """(before, after) (N,) each: the moving window around each time, clipped to the motion's [start, end]."""
+def window_ends(times, start, end):
+    """(before, after) (N,) each: the body's moving window around each time, clipped to the motion's
+    [start, end]."""
     t = np.asarray(times, dtype=float)
-    return np.maximum(t - window / 2, start), np.minimum(t + window / 2, end)
+    return np.maximum(t - BODY_WINDOW / 2, start), np.minimum(t + BODY_WINDOW / 2, end)
 
 
 def mean_acceleration(before, after, velocity_before, velocity_after):

@@ -23,17 +23,13 @@ def on_depsgraph_update(scene, depsgraph):
         if (isinstance(data, bpy.types.Object) and (update.is_updated_geometry or update.is_updated_transform)
                 and terrain.solved_on(data)):
             terrain.forget(data)  # a terrain changed: every track on it is stale
-            for coll in bpy.data.collections:
-                if coll.footprint_track.is_track and coll.footprint_track.terrain == data:
-                    _note(coll)
+            _stale_on("terrain", data)
         if isinstance(data, bpy.types.Scene):
             _clock_changed(data)
         # A rig moved, turned or scaled. (Its rest pose is in the signature too, but an edit of it reaches
-        # the handler just as every pose does, on the armature: it shows at the track's next edit.)
+        # the handler just as every pose does, on the armature data: it shows at the track's next edit.)
         if isinstance(data, bpy.types.Object) and data.type == "ARMATURE" and update.is_updated_transform:
-            for coll in bpy.data.collections:
-                if coll.footprint_track.is_track and coll.footprint_track.rig == data:
-                    _note(coll)
+            _stale_on("rig", data)
         if isinstance(data, bpy.types.Collection) and data.footprint_track.is_track:
             _note(data)  # its settings (character, terrain), or footprints added or removed
         elif isinstance(data, bpy.types.Object) and scene_io.is_footprint(data):
@@ -45,21 +41,34 @@ def on_depsgraph_update(scene, depsgraph):
 
 
 def _note(coll):
-    """The track changed: the overlay lays it out again, the live update (if on) re-solves it."""
+    """The track or one of its footprints changed: the overlay lays it out again, the live update (if on)
+    re-solves it."""
     solved.touched(coll)
+    _stale(coll)
+
+
+def _stale(coll):
+    """Something the track's solve reads, and its overlay does not draw, changed: the live update (if on)
+    re-solves it."""
     if coll.footprint_track.live and coll.footprint_track.rig is not None:
         _dirty.add(coll.session_uid)
 
 
+def _stale_on(setting, obj):
+    """obj changed: the tracks whose setting (terrain, rig) it is are stale."""
+    for coll in bpy.data.collections:
+        if coll.footprint_track.is_track and getattr(coll.footprint_track, setting) == obj:
+            _stale(coll)
+
+
 def _clock_changed(scene):
-    """A scene setting changed: if it was the frame rate or the start frame, the live previews of the
-    scene's tracks keyed on another clock's frames are stale."""
-    clock = scene_clock.clock(scene)
-    for coll in scene.collection.children_recursive:
-        settings = coll.footprint_track
-        if (settings.is_track and settings.live and settings.rig is not None
-                and solved.previewed_clock(coll) not in (None, clock)):
-            _note(coll)
+    """A scene setting changed (a selection does too): if it was the frame rate or the start frame, the
+    live previews of the scene's tracks keyed on another clock's frames are stale."""
+    off_clock = solved.previews_off(scene_clock.clock(scene))
+    if off_clock:  # (most scene updates: none, and no walk over the collections)
+        for coll in scene.collection.children_recursive:
+            if coll.session_uid in off_clock and coll.footprint_track.is_track:
+                _stale(coll)
 
 
 def _on_timer():

@@ -80,10 +80,9 @@ def refresh(context, track, rig, previous=None, changed=None, signature=None):
     frames, motion = bake.solve_for_rig(context, track, binding, previous, changed)
     keys, body_offset = _keys(binding, motion, bake.world_rest(binding))
     empties = _followed(track, rig, binding)
-    done = all(empties.get(role) is not None and empties[role].animation_data and empties[role].animation_data.action
-               for role in keys)
     body = empties.get("body")
-    done &= body is not None
+    done = body is not None and all(role in empties and empties[role].animation_data
+                                    and empties[role].animation_data.action for role in keys)
     if done:
         if (np.asarray(body.location) - body_offset).any():  # the rig's rest changed
             body.location = body_offset
@@ -108,7 +107,7 @@ def add(context, track, rig):
 
 
 def _build(context, track, rig, binding, frames, motion, keys, body_offset, signature=None):
-    remove(track, rig)
+    remove(track)
     coll = bpy.data.collections.new(preview_name(track))
     coll[ownership.PREVIEW_KEY] = track
     context.scene.collection.children.link(coll)
@@ -130,9 +129,9 @@ def _build(context, track, rig, binding, frames, motion, keys, body_offset, sign
     return coll, motion
 
 
-def remove(track, rig):
+def remove(track):
     """Remove the track's preview: its empties, their actions, its collection, and the constraints that
-    follow them on every rig (the one given, any the track was previewed on before); and what is left of
+    follow them on every rig (the one it is on, any it was on before); and what is left of
     the previews of tracks since deleted (their constraints would drive the rigs on, or be left with no
     target). Returns whether anything was removed."""
     def ours(block):

@@ -24,13 +24,16 @@ def signature(coll):
     solves run in the current scene) and, per footprint, its name, place, heading, contact, lift-off and
     foot."""
     settings = coll.footprint_track
-    rig = settings.rig
-    return ((settings.character, settings.character_json, getattr(settings.terrain, "name", None),
-             terrain.revision(settings.terrain), getattr(rig, "name", None), rig_form(rig),
-             scene_clock.clock(bpy.context.scene)),
-            tuple((o.name, tuple(round(v, 6) for v in o.matrix_world.translation), round(o.rotation_euler.z, 6),
-                   round(o.footprint.contact, 6), round(o.footprint.liftoff, 6), o.footprint.foot)
-                  for o in scene_io.footprints(coll)))
+    rig, ground = settings.rig, settings.terrain
+
+    def footprint(o):
+        fp = o.footprint
+        return (o.name, tuple(round(v, 6) for v in o.matrix_world.translation), round(o.rotation_euler.z, 6),
+                round(fp.contact, 6), round(fp.liftoff, 6), fp.foot)
+
+    return ((settings.character, settings.character_json, getattr(ground, "name", None), terrain.revision(ground),
+             getattr(rig, "name", None), rig_form(rig), scene_clock.clock(bpy.context.scene)),
+            tuple(footprint(o) for o in scene_io.footprints(coll)))
 
 
 def rig_form(rig):
@@ -74,10 +77,9 @@ def previewed_signature(coll):
     return _previewed.get(coll.session_uid)
 
 
-def previewed_clock(coll):
-    """The scene clock the track's preview is keyed on, or None without a preview."""
-    shown = _previewed.get(coll.session_uid)
-    return None if shown is None else shown[0][-1]
+def previews_off(clock):
+    """The session ids of the tracks whose previews are keyed on another scene clock than this one."""
+    return {uid for uid, shown in _previewed.items() if shown[0][-1] != clock}
 
 
 def last_signature(coll):

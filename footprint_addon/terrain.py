@@ -142,9 +142,8 @@ def _tops(positions, low, spacing, shape, reach, previous=None):
     else:
         tops, before = previous[0].copy(), previous[1]
         moved = np.flatnonzero((before != positions).any(axis=1))
-        around = np.concatenate([cells[moved], _cells(before[moved], low, spacing, shape)])
-        if not len(around):
-            return tops
+        around = np.concatenate([cells[moved], _cells(before[moved], low, spacing, shape)])  # (some moved: the
+        # same footprints return the field kept before asking)
         (x0, y0), (x1, y1) = np.maximum(around.min(axis=0) - reach, 0), around.max(axis=0) + reach + 1
         tops[y0:y1, x0:x1] = -np.inf
     near = ((cells[:, 0] + reach >= x0) & (cells[:, 0] - reach < x1)

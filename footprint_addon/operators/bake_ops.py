@@ -121,7 +121,7 @@ class FOOTPRINT_OT_preview(OnTrackAndRig, bpy.types.Operator):
 
     def run_on_rig(self, context, coll, rig):
         if self.remove:
-            if not preview.remove(coll, rig):
+            if not preview.remove(coll):
                 self.report({"WARNING"}, f"No preview of {coll.name!r} on {rig.name}")
                 return {"CANCELLED"}
             return {"FINISHED"}

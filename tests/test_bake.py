@@ -842,9 +842,13 @@ def test_changing_the_scene_clock_re_solves_the_live_preview(addon, rig_scene):
         assert live.flush(bpy.context) == 1
         assert keyed_span() == frames_now() != before
         assert live.flush(bpy.context) == 0  # and once only
-    scene.frame_end += 5  # the clock unchanged: nothing to solve again
+    solved = sys.modules[f"{addon}.footprint_addon.solved"]
+    bpy.context.view_layer.update()  # (the re-solve wrote the track's report: noted, nothing to solve)
+    live.flush(bpy.context)
+    revision = solved.revision(coll)
+    scene.frame_end += 5  # the clock unchanged: nothing noted, nothing to solve again
     bpy.context.view_layer.update()
-    assert live.flush(bpy.context) == 0
+    assert not live._dirty and solved.revision(coll) == revision and live.flush(bpy.context) == 0
     # Another scene, on another clock and without the track: editing it leaves this preview alone.
     other = bpy.data.scenes.new("other")
     other.render.fps, other.frame_start = 50, 100
@@ -856,7 +860,6 @@ def test_changing_the_scene_clock_re_solves_the_live_preview(addon, rig_scene):
         assert not live._dirty and live.flush(bpy.context) == 0
     assert keyed_span() == span
     # Live off: a new clock neither re-solves nor makes the overlay lay out the track again.
-    solved = sys.modules[f"{addon}.footprint_addon.solved"]
     coll.footprint_track.live = False
     bpy.context.view_layer.update()
     revision = solved.revision(coll)
@@ -876,8 +879,10 @@ def test_scaling_the_rig_or_editing_its_rest_pose_re_solves_the_live_preview(add
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
     live.flush(bpy.context)
     before = solved.last_motion(coll).character.leg_length_nominal
+    revision = solved.revision(coll)
     rig_scene.scale = (1.1, 1.1, 1.1)
     bpy.context.view_layer.update()
+    assert coll.session_uid in live._dirty and solved.revision(coll) == revision  # the overlay draws no rig
     assert live.flush(bpy.context) == 1
     assert solved.last_motion(coll).character.leg_length_nominal == pytest.approx(1.1 * before)
     bpy.context.view_layer.update()  # (the preview wrote the track's report: noted, nothing to solve)
@@ -906,6 +911,10 @@ def test_scaling_the_rig_or_editing_its_rest_pose_re_solves_the_live_preview(add
     rig_scene.location.x += 1.0  # where it stands: the bones follow the preview's targets all the same
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 0
+    rig_scene.rotation_mode = "XYZ"
+    rig_scene.rotation_euler.z += 0.5  # turned: the preview faces another way
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1
     rig_scene.pose.bones["torso"].rotation_quaternion.w = 0.9  # a pose, as the preview or an animator sets
     bpy.context.view_layer.update()
     assert not live._dirty
@@ -1200,3 +1209,107 @@ def test_a_live_refresh_follows_a_changed_com_offset(addon, rig_scene):
     assert live.flush(bpy.context) == 1
     assert bpy.data.objects["fig1 body"].as_pointer() == body.as_pointer()  # refreshed, not rebuilt
     assert np.linalg.norm(np.array(body.location) - before) == pytest.approx(0.1, abs=1e-4)
+
+
+def test_measure_on_another_rig_solves_for_that_rig(addon, rig_scene):
+    """Measure on Rig reuses the track's last solve only on the rig it was solved for: a copy of the rig,
+    scaled, gets a solve of its own."""
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    twin = rig_scene.copy()
+    twin.data = rig_scene.data.copy()
+    bpy.context.scene.collection.objects.link(twin)
+    twin.scale = (1.1, 1.1, 1.1)
+    bpy.context.view_layer.update()
+    bake = bake_module(addon)
+    solve_for_rig, solves = bake.solve_for_rig, []
+    bake.solve_for_rig = lambda *args: solves.append(args) or solve_for_rig(*args)
+    try:
+        assert bpy.ops.footprint.measure_rig(rig=twin.name) == {"FINISHED"}
+        assert len(solves) == 1  # not the motion solved for "rig"
+    finally:
+        bake.solve_for_rig = solve_for_rig
+
+
+def test_remove_preview_takes_constraints_left_without_target(addon, rig_scene):
+    """The artist deleted the preview's empties: Remove Preview takes the constraints left following
+    nothing."""
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    for obj in [o for o in bpy.data.objects if "footprint_preview" in o.keys()]:
+        bpy.data.objects.remove(obj)
+
+    def preview_constraints():
+        return [c for bone in rig_scene.pose.bones for c in bone.constraints if c.name.startswith("Footprint Preview")]
+
+    assert len(preview_constraints()) == 6 and all(c.target is None for c in preview_constraints())
+    bpy.ops.footprint.preview(rig="rig", remove=True)
+    assert not preview_constraints()
+
+
+def test_a_live_refresh_rewrites_only_its_own_tracks_empties(addon, rig_scene):
+    """Two tracks previewed on one rig: a live edit of one rewrites its own empties' keys only."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    fig1 = bpy.context.scene.footprint.active_track
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    assert bpy.ops.footprint.import_json(filepath=os.path.join(ROOT, "tests", "data", "straight_walk.json")) == {"FINISHED"}
+    walk = bpy.context.scene.footprint.active_track
+    assert walk != fig1 and bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    bpy.context.view_layer.update()
+    live.flush(bpy.context)
+
+    def com_keys(track):
+        com = next(o for o in bpy.data.objects if o.get("footprint_preview") == track and o.get("footprint_role") == "COM")
+        return [tuple(k.co) for fc in fcurves(addon, com.animation_data.action) for k in fc.keyframe_points]
+
+    walk_before, fig1_before = com_keys(walk), com_keys(fig1)
+    footprint_objects(fig1)[5].location.x += 0.05
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1
+    assert com_keys(walk) == walk_before and com_keys(fig1) != fig1_before
+
+
+def test_terrain_cells_a_footprint_left_stand_at_the_lowest_footprint(addon, rig_scene):
+    """A cell sampled for a footprint that has moved on is away from every footprint again: it stands at
+    the lowest footprint's height, not at the ridge it was cast on."""
+    scene_io, bake = sys.modules[f"{addon}.footprint_addon.scene_io"], bake_module(addon)
+    track_module = sys.modules[f"{addon}.solver.track"]
+    mesh = bpy.data.meshes.new("ridge")
+    ys, zs = [-2.0, 0.95, 0.95, 1.15, 1.15, 6.0], [0.0, 0.0, 0.15, 0.15, 0.0, 0.0]
+    verts = [(x, y, z) for y, z in zip(ys, zs) for x in (-2.0, 2.0)]
+    mesh.from_pydata(verts, [], [(2 * i, 2 * i + 1, 2 * i + 3, 2 * i + 2) for i in range(len(ys) - 1)])
+    ground = bpy.data.objects.new("ridge", mesh)
+    bpy.context.scene.collection.objects.link(ground)
+    coll = scene_io.new_track(bpy.context, "over the ridge", terrain=ground)
+    positions = [(-0.1, 0.0, 0.0), (0.1, 0.45, 0.0), (-0.1, 1.6, 0.0), (0.1, 2.05, 0.0)]
+    scene_io.write_track(coll, track_module.make_track(["L", "R", "L", "R"], positions, [0.0] * 4,
+                                                       [0.0, 0.6, 1.2, 1.8], [0.9, 1.5, 2.1, 2.7]))
+    objs = footprint_objects(coll)
+    bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
+    for place, height in (((1.5, 1.05, 0.0), 0.15), ((3.5, 1.6, 0.0), 0.0)):  # onto the ridge, then past the mesh
+        objs[2].location = place
+        bpy.context.view_layer.update()
+        field = bake.solver_terrain(bpy.context, coll, scene_io.read_track(coll))
+        assert np.isclose(field.heights(np.array([[1.5, 1.05]]))[0], height, atol=1e-6)
+
+
+def test_a_re_bake_keeps_the_artists_name_for_its_nla_track(addon, rig_scene):
+    """The NLA track a bake made is the artist's to rename: a re-bake, after the track itself was renamed,
+    keeps that name."""
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    anim = rig_scene.animation_data
+    anim.nla_tracks[0].name = "Hero walk"
+    bpy.context.scene.footprint.active_track.name = "walk"
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    assert [t.name for t in anim.nla_tracks] == ["Hero walk"]
+
+
+def test_overlay_caches_follow_a_renamed_track(addon, rig_scene):
+    """The timing diagram's cache is keyed by the track's session id: a rename keeps one entry."""
+    overlay = sys.modules[f"{addon}.footprint_addon.ui.overlay"]
+    coll = bpy.context.scene.footprint.active_track
+    coll.footprint_track.show_overlay = True
+    overlay._diagrams.clear()
+    assert overlay.timing_diagram(bpy.context) is not None
+    coll.name = "renamed"
+    bpy.context.view_layer.update()
+    overlay.timing_diagram(bpy.context)
+    assert list(overlay._diagrams) == [coll.session_uid]

@@ -1161,3 +1161,73 @@ def test_leg_targets_settle_times_within_an_ulp_of_a_contact():
         before, at = 2 * j, 2 * j + 1
         assert np.allclose(landing.feet[before, leg], landing.feet[at, leg], atol=1e-6), j
         assert np.allclose(landing.foot_rotation[before, leg], landing.foot_rotation[at, leg], atol=1e-6), j
+
+
+def replant_by(offset, turn):
+    return make_track(["L", "R", "L", "R"], [(-0.1, 0, 0), (0.1, 0.3, 0), (-0.1 + offset, 0, 0), (0.1, 0.6, 0)],
+                      np.radians([0, 0, turn, 0]), [0.0, 0.5, 1.0, 1.6], [1.0, 1.4, 2.0, 2.2])
+
+
+@pytest.mark.parametrize("offset, turn, swings", [(0.0005, 0.5, False), (0.02, 0.0, True), (0.0, 5.0, True)])
+def test_quickest_swing_thresholds(offset, turn, swings):
+    """A foot put down again within 1 mm and 1 degree of where it stood does not swing; 2 cm or 5 degrees
+    at once is a swing, too quick."""
+    report = biped.solve(replant_by(offset, turn)).report
+    assert (report["swing"]["foot"] == "L" and report["swing"]["seconds"] == 0.0) == swings
+    assert bool(motion_module.report_warnings(report)) == swings
+
+
+def test_window_ends_clip_to_the_motion():
+    """The body's moving window (banking's mean acceleration) ends at the motion's ends."""
+    before, after = orientation.window_ends(np.array([0.0, 0.2, 2.0, 4.9, 5.0]), 0.0, 5.0)
+    assert np.allclose(before, [0.0, 0.0, 1.5, 4.4, 4.5]) and np.allclose(after, [0.5, 0.7, 2.5, 5.0, 5.0])
+
+
+def test_rodrigues_is_the_rotation_about_the_axis():
+    """The elementwise Rodrigues formula is I + s K + (1 - c) K^2."""
+    rng = np.random.default_rng(1)
+    axis = rng.normal(size=(200, 3))
+    axis /= np.linalg.norm(axis, axis=1, keepdims=True)
+    angle = rng.uniform(-np.pi, np.pi, 200)
+    k = np.zeros((200, 3, 3))
+    k[:, 0, 1], k[:, 0, 2], k[:, 1, 2] = -axis[:, 2], axis[:, 1], -axis[:, 0]
+    k -= np.swapaxes(k, 1, 2)
+    s, c = np.sin(angle)[:, None, None], np.cos(angle)[:, None, None]
+    assert np.allclose(legs._rodrigues(axis, angle), np.eye(3) + s * k + (1 - c) * (k @ k), atol=1e-14)
+
+
+def test_ground_between_samples_without_terrain():
+    """Without a terrain the ground under the COM is interpolated over the regular samples only (the
+    lift-off samples sit out of time order)."""
+    t = track("slope15")
+    tr, ch, _terrain = (t,) + biped.resolve(t)
+    problem = Problem([(tr, ch, None)])
+    assert problem.slots
+    regular = np.flatnonzero(problem.regular)
+    ground = biped._ground(problem, problem.parts[0], problem.times[regular], None, None)
+    assert np.allclose(ground, problem.ground[regular], atol=1e-12)
+
+
+def test_two_lift_offs_in_one_segment_each_get_a_sample():
+    """A four-legged trot with staggered lift-offs: two inside one segment, each with a sample of its own."""
+    T = 0.8
+    hips = {"LF": [-0.1, 0.3, 0.0], "RF": [0.1, 0.3, 0.0], "LH": [-0.1, -0.3, 0.0], "RH": [0.1, -0.3, 0.0]}
+    feet, pos, contact, liftoff = [], [], [], []
+    for k in range(6):
+        for pair, phase, stagger in ((("LF", "RH"), 0.0, (0.58, 0.62)), (("RF", "LH"), 0.5, (0.6, 0.6))):
+            for foot, st in zip(pair, stagger):
+                feet.append(foot)
+                pos.append((hips[foot][0], hips[foot][1] + 0.4 * (k + phase), 0.0))
+                contact.append((k + phase) * T)
+                liftoff.append((k + phase + st) * T)
+    ch = {"preset": "human", "feet": ["LH", "RH", "LF", "RF"], "hip_offsets": hips,
+          "leg_length_nominal": 0.5, "leg_length_max": 0.6}
+    trot = make_track(feet, pos, np.zeros(len(feet)), contact, liftoff, character=ch)
+    problem = Problem([(trot,) + biped.resolve(trot)])
+    sched = problem.parts[0].schedule
+    lift = sched.track.liftoff
+    between = np.flatnonzero(~np.isin(lift, sched.knot_times))
+    used = ~problem.regular & problem.reaching.any(axis=0)
+    assert problem.slots == 2
+    assert np.array_equal(np.sort(problem.times[used]), np.sort(lift[between]))
+    assert problem.reaching[:, used].sum() == len(between)

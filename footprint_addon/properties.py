@@ -50,7 +50,8 @@ def _set_step_time(self, value):
 
 class FootprintProperties(bpy.types.PropertyGroup):
     is_footprint: BoolProperty(name="Is Footprint", default=False, options={"HIDDEN"})
-    foot: EnumProperty(name="Foot", items=FOOT_ITEMS, default="L", update=_tag)
+    foot: EnumProperty(name="Foot", items=FOOT_ITEMS, default="L", update=_tag,
+                       description="The character's foot that stands on this footprint")
     contact: FloatProperty(name="Contact", description="Time the foot touches down (seconds)",
                            precision=3, step=1, update=_tag)
     liftoff: FloatProperty(name="Lift-off", description="Time the foot leaves the ground (seconds)",
@@ -89,7 +90,9 @@ class TrackProperties(bpy.types.PropertyGroup):
     )
     terrain: PointerProperty(name="Terrain", type=bpy.types.Object, poll=_is_mesh,
                              description="Mesh the footprints rest on")
-    gait: EnumProperty(name="Gait", items=GAIT_ITEMS, default="walk")
+    gait: EnumProperty(name="Gait", items=GAIT_ITEMS, default="walk",
+                       description="How footprints added to the track are timed from their step lengths; "
+                       "footprints already placed keep their times")
     rig: PointerProperty(name="Rig", type=bpy.types.Object, poll=_is_armature,
                          description="Armature the track is previewed on and baked onto")
     live: BoolProperty(name="Live Update", default=True,

@@ -11,6 +11,31 @@ PARAMETER_PROPS = {"velocity": "velocity_kmh", "step_length": "step_length", "st
                    "flight_height": "flight_height"}
 _updating = set()  # settings being written back by the equations: their update callbacks stand aside
 
+# What each of RUNNER's attributes does to the stride (B&C 1996 §3.1.2); the unit is added from RANGES.
+ATTRIBUTE_DESCRIPTIONS = {
+    "arm_swing": "How far the arms swing forward and back, each with the opposite leg",
+    "elbow_flexion": "How far the elbows bend",
+    "shoulder_rotation": "How far the shoulders turn against the pelvis about the vertical",
+    "arm_abduction": "How far the arms are held out to the side",
+    "shoulder_height": "How far the shoulders are raised (positive) or dropped (negative)",
+    "torso_tilt": "Forward lean of the torso (negative leans back)",
+    "torso_sway": "Side-to-side roll of the torso with each step",
+    "pelvic_rotation": "How far the pelvis turns about the vertical with each step",
+    "pelvic_list": "How far the pelvis rolls to the side with each step",
+    "lateral_displacement": "Side-to-side shift of the pelvis over the supporting foot",
+    "toe_strike": "Which part of the foot lands first: 0 the heel, 1 the toes",
+    "bounciness": "How far the pelvis dips at mid-support: 0 little, 1 a lot",
+    "overstride": "How far ahead of the pelvis the foot lands",
+    "stride_width": "Sideways distance between the left and right footprints",
+    "knee_flexion_swing": "Largest knee bend of the swinging leg",
+    "hip_extension": "How far the thigh swings forward of vertical as the other foot leaves the ground",
+    "knee_bend_heel_strike": "Knee bend as the foot lands",
+    "knee_angle_toe_off": "Knee bend as the foot leaves the ground",
+    "foot_turn_out": "How far the toes point outward (negative: inward)",
+}
+assert set(ATTRIBUTE_DESCRIPTIONS) == set(ATTRIBUTE_NAMES)
+UNIT_WORDS = {"deg": ", degrees", "m": ", metres", "": ""}  # unitless ones say their scale
+
 
 def current(settings):
     """RunningParameters from the settings as they stand."""
@@ -117,34 +142,45 @@ def _attribute_updater(name):
 def _settings_annotations():
     notes = {
         "velocity_kmh": FloatProperty(name="Velocity (km/h)", default=12.0, min=2.0, max=45.0,
-                                      update=_parameter_updater("velocity")),
+                                      description="Running speed, kilometres per hour (eq. 1: step length "
+                                      "times step frequency)", update=_parameter_updater("velocity")),
         "step_length": FloatProperty(name="Step Length", default=1.0694, min=0.2, max=3.0, unit="LENGTH",
+                                     description="Distance from one footprint to the next, metres",
                                      update=_parameter_updater("step_length")),
         "step_frequency": FloatProperty(name="Step Frequency", default=187.0, min=60.0, max=320.0,
                                         description="Steps per minute", update=_parameter_updater("step_frequency")),
         "flight_height": FloatProperty(name="Flight Height", default=0.0434, min=0.0005, max=0.5, unit="LENGTH",
-                                       precision=4, update=_parameter_updater("flight_height")),
+                                       precision=4, update=_parameter_updater("flight_height"),
+                                       description="How high the body rises while both feet are off the "
+                                       "ground, metres (eq. 3)"),
         "flight_time": FloatProperty(name="Flight Time", default=0.188, options={"HIDDEN"}),
         "level": FloatProperty(name="Level", default=0.0, min=-0.001, max=0.001, precision=4, step=0.01,
                                description="Running expertise: -0.001 poor to 0.001 skilled (eq. 2)",
                                update=_level_update),
         "body_height": FloatProperty(name="Body Height", default=1.8, min=0.5, max=3.0, unit="LENGTH",
-                                     update=_level_update),
-        "in_place": BoolProperty(name="In Place", default=True, update=lambda s, c: preview(s, c)),
+                                     description="The runner's standing height, metres: taller runners take "
+                                     "longer steps at the same speed (eq. 2)", update=_level_update),
+        "in_place": BoolProperty(name="In Place", default=True, update=lambda s, c: preview(s, c),
+                                 description="Loop on the spot; off: move forward (root motion)"),
         "live": BoolProperty(name="Live Preview", default=True,
                              description="Re-make the cycle on the rig as values change"),
-        "rig": PointerProperty(name="Rig", type=bpy.types.Object, poll=lambda _s, o: o.type == "ARMATURE"),
+        "rig": PointerProperty(name="Rig", type=bpy.types.Object, poll=lambda _s, o: o.type == "ARMATURE",
+                               description="Armature the running cycle is made on"),
         "chosen": StringProperty(name="Set by Hand", options={"HIDDEN"},
                                  description="Attributes set by hand (they no longer follow the parameters)"),
         "error": StringProperty(name="Problem", options={"HIDDEN"}),
     }
     for name in PARAMETER_PROPS:
-        notes[f"lock_{name}"] = BoolProperty(name=f"Lock {name.replace('_', ' ')}", default=False)
+        notes[f"lock_{name}"] = BoolProperty(
+            name=f"Lock {name.replace('_', ' ')}", default=False,
+            description=f"Keep the {name.replace('_', ' ')} fixed while the other parameters change")
     defaults = natural_attributes(running.natural(12.0))
     for name in ATTRIBUTE_NAMES:
         low, high, unit, _group = RANGES[name]
         notes[name] = FloatProperty(name=name.replace("_", " ").title() + (f" ({unit})" if unit else ""),
                                     default=getattr(defaults, name), min=low, max=high,
+                                    description=f"{ATTRIBUTE_DESCRIPTIONS[name]}{UNIT_WORDS[unit]}; set by "
+                                    "hand, it stops following the parameters",
                                     update=_attribute_updater(name))
     return notes
 

@@ -7,7 +7,7 @@ from ...solver import running
 from ...solver.motion import report_warnings
 from .. import bake, preview, rig_quality, running_bake
 from ..rigs import MissingBonesError, leg_ik
-from .common import USER_ERRORS, OnActiveTrack
+from .common import USER_ERRORS, OnActiveTrack, extend_frame_range
 
 BAKE_ERRORS = USER_ERRORS + (MissingBonesError, bake.BakeError)
 
@@ -50,11 +50,18 @@ class FOOTPRINT_OT_bake(OnTrackAndRig, bpy.types.Operator):
             return {"CANCELLED"}
         finally:
             wm.progress_end()
-        report = motion.report
-        self.report(*_with_warnings(report, f"Baked {coll.name!r} onto {rig.name} (strip {strip.name!r}, "
-                                               f"frames {strip.frame_start:.0f}-{strip.frame_end:.0f}); "
-                                               f"non-physical force mean "
-                                               f"{report['non_physical_force']['mean']:.3f} body weight"))
+        scene = context.scene
+        message = (f"Baked {coll.name!r} onto {rig.name} (strip {strip.name!r}, frames {strip.frame_start:.0f}-"
+                   f"{strip.frame_end:.0f}); non-physical force mean "
+                   f"{motion.report['non_physical_force']['mean']:.3f} body weight")
+        if extend_frame_range(scene, strip):
+            message += f"; scene frame range extended to {scene.frame_start}-{scene.frame_end}"
+        level, message = _with_warnings(motion.report, message)
+        if strip.frame_start < scene.frame_start:
+            level, message = {"WARNING"}, (f"{message}. The strip starts before the scene's start frame "
+                                           f"{scene.frame_start} (the tracks' time 0, left where it is): retime "
+                                           "the track to start at 0 s to play all of it")
+        self.report(level, message)
         return {"FINISHED"}
 
 
@@ -65,9 +72,10 @@ def _with_warnings(report, message):
 
 
 class FOOTPRINT_OT_measure_rig(OnTrackAndRig, bpy.types.Operator):
-    """Step through the active track's frames and measure the rig as Blender evaluates it (after its IK and
-    constraints): foot skate (the ball and heel of a stance foot should not move), how straight the legs
-    get and how deep the feet sink below the ground"""
+    """Measure the baked rig as Blender evaluates it, frame by frame: foot skate, leg extension, feet below ground"""
+
+    # Measured after the rig's IK and constraints: the ball and heel of a stance foot should not move, a leg
+    # should not straighten past thigh + shin, and the feet should not sink below the ground.
 
     bl_idname = "footprint.measure_rig"
     bl_label = "Measure on Rig"
@@ -86,8 +94,9 @@ class FOOTPRINT_OT_measure_rig(OnTrackAndRig, bpy.types.Operator):
 
 
 class FOOTPRINT_OT_setup_leg_ik(bpy.types.Operator):
-    """Give a plain armature (Mixamo-named, or thigh/shin/foot/toe bones) foot IK controls, knee poles and
-    IK constraints, and remember the mapping so footprints can be baked onto it"""
+    """Give a plain armature (Mixamo or thigh/shin/foot/toe bones) foot IK controls and knee poles to bake onto"""
+
+    # IK constraints come with them, and the bone mapping is stored on the armature for the bake to find.
 
     bl_idname = "footprint.setup_leg_ik"
     bl_label = "Set up Leg IK"
@@ -110,8 +119,10 @@ class FOOTPRINT_OT_setup_leg_ik(bpy.types.Operator):
 
 
 class FOOTPRINT_OT_preview(OnTrackAndRig, bpy.types.Operator):
-    """Preview the solved motion on a rig without baking: animated target empties the rig follows through
-    constraints the tool adds; Remove takes exactly those away again"""
+    """Preview the solved motion on a rig without baking; Remove takes the preview away again exactly"""
+
+    # The rig follows animated target empties through constraints the preview adds; Remove deletes exactly
+    # those (with what previews of deleted tracks left behind).
 
     bl_idname = "footprint.preview"
     bl_label = "Preview on Rig"
@@ -137,15 +148,17 @@ class FOOTPRINT_OT_preview(OnTrackAndRig, bpy.types.Operator):
 
 
 class FOOTPRINT_OT_run_cycle(bpy.types.Operator):
-    """Make a running cycle on the rig from RUNNER's parameters (Bruderlin and Calvert 1996): tweak the
-    values in the operator panel and the rig updates at once"""
+    """Make a running cycle on the rig from RUNNER's parameters (Bruderlin, Calvert 1996); tweak them after"""
+
+    # Adjust Last Operation re-runs the operator with the tweaked values: the rig updates at once.
 
     bl_idname = "footprint.run_cycle"
     bl_label = "Running Cycle"
     bl_options = {"REGISTER", "UNDO"}
 
     rig: StringProperty(name="Rig", description="Armature object; empty: the active object")
-    speed_kmh: bpy.props.FloatProperty(name="Velocity (km/h)", default=12.0, min=3.0, max=40.0)
+    speed_kmh: bpy.props.FloatProperty(name="Velocity (km/h)", default=12.0, min=3.0, max=40.0,
+                                       description="Running speed, kilometres per hour")
     step_frequency: bpy.props.FloatProperty(
         name="Step Frequency", default=0.0, min=0.0, max=300.0,
         description="Steps per minute with the velocity locked; 0: the natural one for the velocity (eq. 2)")

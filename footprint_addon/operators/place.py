@@ -51,9 +51,12 @@ class FOOTPRINT_OT_add_on_terrain(OnActiveTrack, bpy.types.Operator):
     bl_label = "Add Footprints by Clicking"
     bl_options = {"REGISTER", "UNDO"}
 
-    ray_origin: FloatVectorProperty(name="Ray Origin", subtype="XYZ", options={"SKIP_SAVE"})
+    # The click's view ray, set by the modal tool (or a script): internal, so kept out of the redo panel.
+    ray_origin: FloatVectorProperty(name="Ray Origin", subtype="XYZ", options={"HIDDEN", "SKIP_SAVE"},
+                                    description="World-space start of the ray cast onto the terrain (metres)")
     ray_direction: FloatVectorProperty(name="Ray Direction", subtype="XYZ", default=(0.0, 0.0, -1.0),
-                                       options={"SKIP_SAVE"})
+                                       options={"HIDDEN", "SKIP_SAVE"},
+                                       description="World-space direction of the ray cast onto the terrain")
 
     def place(self, context):
         coll = require_track(self, context)

@@ -17,8 +17,10 @@ class FOOTPRINT_OT_scrub_timing(bpy.types.Operator):
     bl_label = "Scrub Timing Diagram"
     bl_options = {"REGISTER", "UNDO"}
 
-    x: FloatProperty(name="X", description="Region pixel column on the timing diagram", options={"SKIP_SAVE"})
-    y: FloatProperty(name="Y", description="Region pixel row on the timing diagram", options={"SKIP_SAVE"})
+    # Where the mouse is, set by the click and drag: internal, so kept out of the redo panel.
+    x: FloatProperty(name="X", description="Region pixel column on the timing diagram",
+                     options={"HIDDEN", "SKIP_SAVE"})
+    y: FloatProperty(name="Y", description="Region pixel row on the timing diagram", options={"HIDDEN", "SKIP_SAVE"})
 
     def execute(self, context):
         diagram = timing_diagram(context)

@@ -14,9 +14,13 @@ class FOOTPRINT_OT_track_new(bpy.types.Operator):
     bl_label = "New Footprint Track"
     bl_options = {"REGISTER", "UNDO"}
 
-    name: StringProperty(name="Name", default="Footprints")
-    character: EnumProperty(name="Character", items=PRESET_ITEMS, default="human")
-    gait: EnumProperty(name="Gait", items=GAIT_ITEMS, default="walk")
+    name: StringProperty(name="Name", default="Footprints",
+                         description="Name of the track's new collection (Blender adds a number if it is taken)")
+    character: EnumProperty(name="Character", items=PRESET_ITEMS, default="human",
+                            description="Character preset the track is solved for: leg lengths, hip width, "
+                            "foot size")
+    gait: EnumProperty(name="Gait", items=GAIT_ITEMS, default="walk",
+                       description="How footprints added to the track are timed from their step lengths")
     terrain: StringProperty(name="Terrain", description="Terrain mesh object; empty: the active mesh, if any")
 
     def execute(self, context):

@@ -90,12 +90,14 @@ def _batch(args):
 
     try:
         jobs = headless.load_jobs(args.jobs)
+        if args.output_dir:
+            headless.make_output_dir(args.output_dir)
     except headless.JobError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     failed = 0
     for index, job in enumerate(jobs, start=1):
-        output = job.get("output") or headless.default_output(job, args.output_dir)
+        output = headless.job_output(job, args.output_dir, args.jobs)
         label = f"[{index}/{len(jobs)}] {job['file']} {job['track']} -> {job['rig']}"
         try:
             reports = headless.run_job(job["file"], job["track"], job["rig"], output, args.overwrite, args.measure)
@@ -144,8 +146,11 @@ def parser():
     bake.add_argument("--measure", action="store_true", help="also measure foot skate on the evaluated rig")
     bake.set_defaults(run=_bake)
     batch = sub.add_parser("batch", help='bake many jobs: a JSON list of {"file", "track", "rig"[, "output"]}')
-    batch.add_argument("jobs")
-    batch.add_argument("--output-dir", help="where outputs go (default: beside each input)")
+    batch.add_argument("jobs", help='the job list (JSON); a job\'s relative "output" is taken inside '
+                                    "--output-dir, else in the job list's folder")
+    batch.add_argument("--output-dir", help="folder for the outputs, created with its parents if missing "
+                                            '(default: a job without "output" writes '
+                                            "<input>.<track>.baked.blend beside its input)")
     batch.add_argument("--overwrite", action="store_true", help="allow outputs to replace input files")
     batch.add_argument("--measure", action="store_true", help="also measure foot skate on each evaluated rig")
     batch.set_defaults(run=_batch)

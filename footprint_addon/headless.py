@@ -9,6 +9,7 @@ import bpy
 from ..solver.errors import FootprintError
 from ..solver.motion import report_warnings
 from . import bake, rig_quality
+from .operators.common import extend_frame_range
 from .rigs import MissingBonesError
 
 JOB_ERRORS = (FootprintError, MissingBonesError, bake.BakeError, OSError, RuntimeError, KeyError)
@@ -46,7 +47,8 @@ def bake_current(track_name, rig_name, measure=False):
         rigs = [o.name for o in bpy.data.objects if o.type == "ARMATURE"]
         raise JobError(f"no armature {rig_name!r} in this file (armatures: {', '.join(rigs) or 'none'})")
     bpy.context.scene.footprint.active_track = coll
-    _strip, motion = bake.bake(bpy.context, coll, rig)
+    strip, motion = bake.bake(bpy.context, coll, rig)
+    extend_frame_range(bpy.context.scene, strip)  # the saved file plays and renders the whole bake
     return motion.report, rig_quality.measure_track(bpy.context, coll, rig, motion) if measure else None
 
 
@@ -95,7 +97,22 @@ def load_jobs(path):
     return jobs
 
 
-def default_output(job, output_dir):
+def make_output_dir(path):
+    """Create the batch's output folder with its parents, before any job runs (a folder that is missing is
+    the usual case for a fresh batch, not an error)."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise JobError(f"--output-dir {path}: is a file, not a folder")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise JobError(f"--output-dir {path}: cannot create the folder: {exc.strerror or exc}") from None
+
+
+def job_output(job, output_dir, jobs_path):
+    """Where a job's result goes: its "output" (a relative one inside output_dir, else beside the job list,
+    never the current directory), else <input name>.<track>.baked.blend in output_dir or beside its input."""
+    if job.get("output"):
+        return os.path.join(output_dir or os.path.dirname(os.path.abspath(jobs_path)), job["output"])
     stem = os.path.splitext(os.path.basename(job["file"]))[0]
     folder = output_dir or os.path.dirname(os.path.abspath(job["file"]))
     return os.path.join(folder, f"{stem}.{job['track']}.baked.blend")

@@ -3,6 +3,7 @@
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
@@ -154,6 +155,58 @@ def test_batch_reports_each_job_and_fails_if_any_failed(fig1_scene, tmp_path):
     assert "FAILED: no armature 'ghost'" in lines[1] and "FAILED:" in lines[2] and "no such .blend" in lines[2]
     assert "batch: 1 of 3 jobs baked" in proc.stdout
     assert (out_dir / "scene.fig1.baked.blend").exists() and digest(fig1_scene) == before
+
+
+def one_job(tmp_path, scene, output="walk.blend"):
+    """A job list in a folder of its own, baking fig1 with a relative output."""
+    jobs = tmp_path / "jobs" / "jobs.json"
+    jobs.parent.mkdir()
+    jobs.write_text(json.dumps([{"file": str(scene), "track": "fig1", "rig": "rig", "output": output}]))
+    return jobs
+
+
+@needs_module_install
+def test_batch_creates_the_output_dir_puts_relative_outputs_in_it_and_covers_the_strip(fig1_scene, tmp_path):
+    bpy.ops.wm.open_mainfile(filepath=str(fig1_scene))
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 10  # far short of the track's 178 frames
+    bpy.ops.wm.save_mainfile()
+    bpy.ops.wm.read_homefile(use_empty=True)
+    jobs = one_job(tmp_path, fig1_scene)
+    out_dir, elsewhere = tmp_path / "new" / "deeper", tmp_path / "cwd"
+    elsewhere.mkdir()
+    proc = run_cli("batch", str(jobs), "--output-dir", str(out_dir), cwd=elsewhere)
+    assert proc.returncode == 0, proc.stdout[-1500:] + proc.stderr[-1500:]
+    assert f": ok, {out_dir / 'walk.blend'} (" in proc.stdout
+    assert (out_dir / "walk.blend").exists() and not (elsewhere / "walk.blend").exists()
+    bpy.ops.wm.open_mainfile(filepath=str(out_dir / "walk.blend"))
+    strip = bpy.data.objects["rig"].animation_data.nla_tracks["Footprints: fig1"].strips[0]
+    assert strip.frame_end > 150
+    scene = bpy.context.scene
+    assert (scene.frame_start, scene.frame_end) == (1, math.ceil(strip.frame_end))  # extended, from the start
+
+
+@needs_module_install
+def test_batch_without_output_dir_puts_relative_outputs_beside_the_job_list(fig1_scene, tmp_path):
+    jobs = one_job(tmp_path, fig1_scene)
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    proc = run_cli("batch", str(jobs), cwd=elsewhere)
+    assert proc.returncode == 0, proc.stdout[-1500:] + proc.stderr[-1500:]
+    assert (jobs.parent / "walk.blend").exists() and not (elsewhere / "walk.blend").exists()
+    help_text = " ".join(run_cli("batch", "--help").stdout.split())  # as documented
+    assert 'a job\'s relative "output" is taken inside --output-dir, else in the job list\'s folder' in help_text
+
+
+@needs_module_install
+def test_batch_refuses_an_output_dir_that_cannot_be_a_folder_before_any_job(tmp_path):
+    jobs = one_job(tmp_path, tmp_path / "never_opened.blend")
+    blocker = tmp_path / "blocker.txt"
+    blocker.write_text("")
+    for out_dir, message in ((blocker, "is a file, not a folder"), (blocker / "sub", "cannot create the folder")):
+        proc = run_cli("batch", str(jobs), "--output-dir", str(out_dir))
+        assert proc.returncode == 1 and f"error: --output-dir {out_dir}: {message}" in proc.stderr, proc.stderr
+        assert "[1/1]" not in proc.stdout and "batch:" not in proc.stdout  # no job ran
+    assert blocker.read_text() == ""
 
 
 @needs_module_install

@@ -14,10 +14,11 @@ import json
 import numpy as np
 
 from ..solver import biped
+from ..solver.body import walking
 from ..solver.orientation import rotation_matrices
 from ..solver.track import frame_count
 from ..solver.transforms import quaternion_from_matrix, rotation_z
-from . import animation, ownership, scene_clock, scene_io, solved
+from . import animation, body_pose, ownership, scene_clock, scene_io, solved
 from . import terrain as terrain_module
 from .rigs import bind
 
@@ -43,20 +44,19 @@ def _object_parts(obj):
 
 
 def world_rest(binding):
-    """Rest measurements in world space (the rig object may be moved, rotated and uniformly scaled)."""
+    """Rest measurements in world space (the rig object may be moved, rotated and uniformly scaled; the
+    binding measured them already turned by the object's rotation)."""
     translation, rotation, scale = _object_parts(binding.rig)
     m = binding.measurements
 
     def point(p):
-        return translation + rotation @ (scale * np.asarray(p))
+        return translation + scale * np.asarray(p)
 
-    toes = rotation @ np.array([-np.sin(m["facing"]), np.cos(m["facing"]), 0.0])
-    facing = np.arctan2(-toes[0], toes[1])  # heading of the rig's rest toes in the world
     return {
         "com": point(m["com"]),
         "support": {f: point(v) for f, v in m["support"].items()},
         "ankles": {f: point(v) for f, v in m["ankles"].items()},
-        "facing": float(facing),
+        "facing": float(m["facing"]),  # heading of the rig's rest toes in the world
         "object": (translation, rotation, scale),
     }
 
@@ -70,7 +70,8 @@ def rig_character(binding, base="human"):
                                leg_length_max=character.leg_length_max * scale,
                                foot_length=character.foot_length * scale, foot_width=character.foot_width * scale,
                                ankle_offset=tuple(scale * np.asarray(character.ankle_offset)),
-                               ankle_reach=character.ankle_reach * scale)
+                               ankle_reach=character.ankle_reach * scale, ball_height=character.ball_height * scale,
+                               heel_length=character.heel_length * scale, toe_length=character.toe_length * scale)
 
 
 def solve_for_rig(context, coll, binding, previous=None, changed=None):
@@ -78,6 +79,9 @@ def solve_for_rig(context, coll, binding, previous=None, changed=None):
     motion's solution and around the changed span of seconds, when given (see biped.solve)."""
     track = scene_io.read_track(coll)
     character = rig_character(binding, coll.footprint_track.character)
+    attributes = walking_attributes(coll)
+    if attributes is not None:
+        character = walking.character_with(character, attributes)
     # The motion spans first contact to last lift-off (the schedule's bounds; the solve validates).
     if len(track) == 0:
         raise BakeError(f"track {coll.name!r} has no footprints")
@@ -88,17 +92,27 @@ def solve_for_rig(context, coll, binding, previous=None, changed=None):
     return frames, motion
 
 
+def walking_attributes(coll):
+    """The track's walking attributes (the Body panel), or None when they are switched off."""
+    body = getattr(coll.footprint_track, "body", None)
+    return walking.WalkingAttributes() if body is None else body.attributes()
+
+
 def solver_terrain(context, coll, track):
     """The track's terrain as the solver reads it (a height field of the evaluated mesh), or None."""
     terrain = coll.footprint_track.terrain
     return None if terrain is None else terrain_module.height_field(context, terrain, track.positions, coll)
 
 
-def write_action(rig, binding, name, frames, channels):
-    """A new action with the control channels and the binding's switches, written in bulk."""
+def write_action(rig, binding, name, frames, channels, rotations=None):
+    """A new action with the control channels (location and rotation), the rotation-only channels (upper
+    body and toes) and the binding's switches, written in bulk."""
     writer = animation.ChannelWriter(name, rig)
     for name_, (location, quaternion) in channels.items():
         writer.write_transform(f'pose.bones["{name_}"].', frames, location, quaternion, group=name_)
+    for name_, quaternion in (rotations or {}).items():
+        for k in range(4):
+            writer.write(f'pose.bones["{name_}"].rotation_quaternion', k, frames, quaternion[:, k], group=name_)
     for (bone, prop), value in binding.switches.items():
         writer.write(f'pose.bones["{bone}"]["{prop}"]', 0, np.asarray(frames)[[0, -1]], [value, value], group=bone)
     return writer
@@ -162,9 +176,11 @@ def bake(context, coll, rig, progress=None):
     frames, motion = solve_for_rig(context, coll, binding)
     progress(0.5)
     channels = control_channels(binding, motion)
+    attributes = walking_attributes(coll)
+    rotations = {} if attributes is None else body_pose.channels(binding, motion, attributes)[0]
     progress(0.7)
     # Everything is computed: now write the new action and swap it for this track's previous bake.
-    writer = write_action(rig, binding, f"{coll.name} ({rig.name})", frames, channels)
+    writer = write_action(rig, binding, f"{coll.name} ({rig.name})", frames, channels, rotations)
     writer.action[ownership.BAKE_KEY] = coll
     progress(0.9)
 

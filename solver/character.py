@@ -36,6 +36,22 @@ class Character:
     swing_clearance: float = 0.08  # l_nom: how high a swing foot clears the ground between footprints
     ankle_offset: tuple | None = None  # a rig's ankle from the support point, foot frame (+Y toes, +Z up)
     ankle_reach: float = 0.0  # a rig's longest hip-to-ankle distance (thigh + shin); with ankle_offset
+    ball_height: float = 0.0  # a rig's ball joint above the sole: the heel lifts about it (0: the sole's toe)
+    heel_length: float = 0.0  # the back of the heel behind the support point, along the foot (0: half a foot)
+    toe_length: float = 0.0  # the toe tip ahead of the support point, along the foot (0: half a foot)
+    heel_strike: float = 0.0  # radians: a walking foot lands heel first with its toes up this much, then rolls
+    pelvic_rotation: float = 0.0  # radians: the body's yaw swing, the landing side forward at each heel strike
+    pelvic_list: float = 0.0  # radians: the body's roll, the swing side dropped in single support
+
+    @property
+    def heel(self) -> float:
+        """The back of the heel behind the support point (metres along the foot)."""
+        return self.heel_length or 0.5 * self.foot_length
+
+    @property
+    def toe(self) -> float:
+        """The toe tip ahead of the support point (metres along the foot)."""
+        return self.toe_length or 0.5 * self.foot_length
 
     @property
     def time_unit(self) -> float:
@@ -52,12 +68,14 @@ class Character:
             "foot_length": self.foot_length,
             "foot_width": self.foot_width,
             **{key: getattr(self, key) for key in OPTIONAL_NUMBERS},
-            **({"ankle_offset": list(self.ankle_offset), "ankle_reach": self.ankle_reach}
+            **({"ankle_offset": list(self.ankle_offset), "ankle_reach": self.ankle_reach,
+                "ball_height": self.ball_height, "heel_length": self.heel_length, "toe_length": self.toe_length}
                if self.ankle_offset is not None else {}),
         }
 
 
-OPTIONAL_NUMBERS = ("com_clearance", "pitch_amplitude", "roll_amplitude", "bank_gain", "swing_clearance")
+OPTIONAL_NUMBERS = ("com_clearance", "pitch_amplitude", "roll_amplitude", "bank_gain", "swing_clearance", "heel_strike",
+                    "pelvic_rotation", "pelvic_list")
 
 
 def _biped(name, hip_half_width, hip_drop, l_nom, l_max, foot_length, foot_width):

@@ -28,6 +28,8 @@ from .orientation import body_yaw, rotation_matrices
 
 U_GRID = np.linspace(0.1, 0.9, 33)  # where a swing's clearance is checked
 MAX_PIVOT = np.radians(75.0)  # the most a heel lifts
+ROLL_FRACTION = 0.13  # of the stance: heel strike to foot flat (loading response, 0-8 % of a 62 % stance;
+# Perry & Burnfield 2010, Gait Analysis, ch. 1)
 RETRACTED_LENGTH = 0.85  # l_nom: the leg length aimed for in mid-flight
 CARRIED_FOOT = np.array([0.0, -0.25, -0.55])  # l_nom, body frame (+Y forward): a leg never put down
 
@@ -36,7 +38,8 @@ CARRIED_FOOT = np.array([0.0, -0.25, -0.55])  # l_nom, body frame (+Y forward): 
 class LegTargets:
     position: np.ndarray  # (N, L, 3) mid-foot sole point
     rotation: np.ndarray  # (N, L, 3, 3) foot frame: +Y toes, +Z sole normal
-    toe_pivot: np.ndarray  # (N, L) radians the heel is lifted about the toe (stance only)
+    toe_pivot: np.ndarray  # (N, L) radians the heel is lifted about the ball (stance only); negative: the
+    # toes still up after a heel strike, the foot rolling down about its heel
     contact: np.ndarray  # (N, L) bool
     footprint: np.ndarray  # (N, L) index of the footprint under the foot, or -1
 
@@ -133,6 +136,16 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     beta = np.zeros(len(t))
     if on.any():
         beta[on], stand_pos[on], stand_rot[on] = _heel_off(stand_pos[on], stand_rot[on], hips_rows[on], character, half)
+    # A walking foot lands on its heel, toes up, and rolls down onto the sole (negative toe_pivot meanwhile).
+    strikes = _heel_strikes(tr, footprint_of) * character.heel_strike  # (anchors,) angle at landing
+    land_pos, land_rot = _about_heel(anchors_pos, anchors_rot, strikes, character)
+    fp = footprint_of[k]
+    roll_time = ROLL_FRACTION * (tr.liftoff[fp] - tr.contact[fp])
+    rolling = on & (strikes[k] > 0.0) & (t < land[k] + roll_time) & (beta == 0.0)
+    if rolling.any():
+        gamma = strikes[k[rolling]] * (1.0 - min_jerk((t[rolling] - land[k[rolling]]) / roll_time[rolling]))
+        beta[rolling] = -gamma
+        stand_pos[rolling], stand_rot[rolling] = _about_heel(stand_pos[rolling], stand_rot[rolling], gamma, character)
     # A swing starts from the pose the foot left its footprint in at the lift-off instant (heel up, as the
     # hip then has it), whatever the times sampled: the same swing at any frame rate.
     leave_pos, leave_rot = anchors_pos.copy(), anchors_rot.copy()
@@ -147,13 +160,13 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     swings = np.unique(rows_k)
     bumps = np.zeros(max(len(anchors_pos) - 1, 1))
     stepping = (footprint_of[swings] >= 0) & (footprint_of[swings + 1] >= 0)  # not to or from a rest place
-    bumps[swings] = _swing_bump(anchors_pos[swings], anchors_pos[swings + 1], anchors_rot[swings, :, 1],
-                                anchors_rot[swings + 1, :, 1], character, terrain, stepping)
+    bumps[swings] = _swing_bump(anchors_pos[swings], land_pos[swings + 1], anchors_rot[swings, :, 1],
+                                land_rot[swings + 1, :, 1], character, terrain, stepping)
     position, rotation = stand_pos, stand_rot
     start_pos = leave_pos[rows_k]
-    position[swinging] = start_pos + (anchors_pos[rows_k + 1] - start_pos) * rows_s[:, None]
+    position[swinging] = start_pos + (land_pos[rows_k + 1] - start_pos) * rows_s[:, None]
     position[swinging, 2] += bumps[rows_k] * 4.0 * rows_u * (1.0 - rows_u)
-    axis, angle = _axis_angle_between(leave_rot[swings], anchors_rot[swings + 1])
+    axis, angle = _axis_angle_between(leave_rot[swings], land_rot[swings + 1])
     of_swing = np.searchsorted(swings, rows_k)
     rotation[swinging] = leave_rot[rows_k] @ _rodrigues(axis[of_swing], angle[of_swing] * rows_s)
 
@@ -169,6 +182,22 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     _keep_within_reach(position, rotation, hips, ~by_time(on), character)  # off a footprint: rest places too
     return LegTargets(position, rotation, by_time(beta).copy(), by_time(on).copy(),
                       by_time(np.where(on, footprint_of[k], -1)).copy())
+
+
+def _heel_strikes(track, footprint_of):
+    """(anchors,) 1.0 where the anchor is a footprint landed on while another foot stands (a walking
+    step: heel first), else 0.0 (a rest place, a landing from a flight, a hop landing both feet)."""
+    contact, liftoff = np.sort(track.contact), np.sort(track.liftoff)
+    landing = track.contact[np.maximum(footprint_of, 0)]
+    others = np.searchsorted(contact, landing, side="left") - np.searchsorted(liftoff, landing, side="right")
+    return ((footprint_of >= 0) & (others > 0)).astype(float)
+
+
+def _about_heel(pos, rot, angle, character):
+    """Feet (n) turned toes up by angle (n,) radians about the back of the heel on the sole."""
+    heel = pos - character.heel * rot[:, :, 1]
+    turned = about_own_x(rot, angle)
+    return heel + character.heel * turned[:, :, 1], turned
 
 
 def _anchors(schedule, character, leg, mine, rotations_fp):
@@ -237,7 +266,7 @@ def _swing_bump(p0, p1, f0, f1, character, terrain, stepping):
     fwd = f0[:, None, :] + (f1 - f0)[:, None, :] * s[..., None]  # the sole's axis, about as it turns
     fwd /= np.maximum(np.linalg.norm(fwd, axis=-1, keepdims=True), 1e-9)
     half = 0.5 * character.foot_length
-    sole = [path + end * half * fwd for end in (-1.0, 0.0, 1.0)]  # heel, mid-foot, toe
+    sole = [path + reach * fwd for reach in (-character.heel, 0.0, character.toe)]  # heel, mid-foot, toe tip
     ground = ([terrain.heights(point[..., :2]) for point in sole]
               if terrain is not None else [_even_ground(p0, p1, half * f0, half * f1, point) for point in sole])
     below = np.max([g - point[..., 2] for g, point in zip(ground, sole)], axis=0)
@@ -258,17 +287,19 @@ def _even_ground(p0, p1, reach0, reach1, points):
 
 
 def _heel_off(pos, rot, hip, character, half):
-    """Lift the heel about the toe until the leg reaches again (vdP97 §2.4.1, §2.5).
+    """Lift the heel about the ball joint until the leg reaches again (vdP97 §2.4.1, §2.5).
 
-    The leg ends at mid-foot (reach l_max) or, for a character measured from a rig, at its ankle (reach
+    The ball joint is the character's ball_height above the sole's toe point (0 for the presets: the
+    sole itself), so a rig's toes stay flat on the ground while the heel rises. The leg ends at mid-foot (reach l_max) or, for a character measured from a rig, at its ankle (reach
     thigh + shin). With D = hip - toe and v the leg's end relative to the toe in the foot frame, lifting
     the heel by beta moves the end to toe + (v_y cos b + v_z sin b) f + (v_z cos b - v_y sin b) u, and
     |hip - end| = reach becomes A cos(b) + B sin(b) = C: beta = atan2(B, A) - acos(C / R).
     """
     fwd, up = rot[:, :, 1], rot[:, :, 2]
-    toe = pos + half * fwd
+    ball = character.ball_height
+    toe = pos + half * fwd + ball * up  # the ball joint: the toes stay flat on the ground as the heel lifts
     v_y, v_z, reach = _leg_end(character)
-    v_y -= half  # from the toe
+    v_y, v_z = v_y - half, v_z - ball  # from the ball joint
     d = hip - toe
     d_f, d_u = np.einsum("nd,nd->n", d, fwd), np.einsum("nd,nd->n", d, up)
     end = toe + v_y * fwd + v_z * up
@@ -280,7 +311,7 @@ def _heel_off(pos, rot, hip, character, half):
     beta = np.arctan2(b_coef, a_coef) - np.arccos(np.clip(c_coef / radius, -1.0, 1.0))
     beta = np.where(ahead & over, np.clip(beta, 0.0, MAX_PIVOT), 0.0)
     new_rot = about_own_x(rot, -beta)  # heel up: about the foot's X axis
-    new_pos = toe - half * new_rot[:, :, 1]
+    new_pos = toe - half * new_rot[:, :, 1] - ball * new_rot[:, :, 2]
     return beta, new_pos, new_rot
 
 

@@ -61,10 +61,14 @@ class Motion:
 
 
 def support_points(motion: Motion):
-    """The point each stance foot pushes on: its toe when the heel is up, else mid-foot."""
+    """The point each stance foot pushes on: its toe when the heel is up, its heel while it rolls down
+    after a heel strike, else mid-foot."""
     half = 0.5 * motion.character.foot_length
-    toe = motion.feet + half * motion.foot_rotation[..., :, 1]
-    return np.where((motion.toe_pivot > 0.0)[..., None], toe, motion.feet)
+    forward = motion.foot_rotation[..., :, 1]
+    toe = motion.feet + half * forward
+    heel = motion.feet - motion.character.heel * forward
+    pivot = motion.toe_pivot[..., None]
+    return np.where(pivot > 0.0, toe, np.where(pivot < 0.0, heel, motion.feet))
 
 
 POSE = ("com", "com_velocity", "com_acceleration", "yaw", "pitch", "roll", "hips", "feet", "foot_rotation",
@@ -95,9 +99,11 @@ def frame_measures(motion: Motion, schedule, footprint_rotations, ground_height,
     residual = physics.nonphysical_force(physics.required_force(motion.com_acceleration), directions, motion.contact)
     tr = schedule.track
     half = 0.5 * ch.foot_length
-    toe_now = motion.feet + half * motion.foot_rotation[..., :, 1]
+    # The point the foot pivots on stays on its footprint's: the toe, or the heel while the foot rolls down.
+    reach = np.where(motion.toe_pivot < 0.0, -ch.heel, half)[..., None]
+    toe_now = motion.feet + reach * motion.foot_rotation[..., :, 1]
     fp = np.where(motion.contact, motion.footprint, 0)
-    toe_fp = tr.positions[fp] + half * footprint_rotations[fp][..., :, 1]
+    toe_fp = tr.positions[fp] + reach * footprint_rotations[fp][..., :, 1]
     return {
         "non_physical_force": np.linalg.norm(residual, axis=1) / GRAVITY,
         "leg_length": np.linalg.norm(motion.hips - support, axis=-1),

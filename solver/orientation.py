@@ -72,6 +72,20 @@ def oscillation(psi, pitch_amplitude, roll_amplitude):
     return pitch_amplitude * np.sin(2.0 * psi), -roll_amplitude * np.sin(psi)
 
 
+def left_phase(times, track):
+    """The stride phase with the left foot landing at psi = 0 (mod 2 pi) whichever foot lands first."""
+    psi = stride_phase(times, track.contact)
+    first = np.argmin(track.contact) if len(track.contact) else 0
+    return psi + (np.pi if len(track.feet) and track.feet[first] == "R" else 0.0)
+
+
+def pelvis_oscillation(psi, rotation, pelvic_list):
+    """The pelvis's yaw and roll (walking, psi from left_phase): the landing side forward at each heel
+    strike (transverse rotation) and the swing side dropped in single support (list; Perry & Burnfield
+    2010, ch. 8: about 4 degrees each way at free speed)."""
+    return -rotation * np.cos(psi), pelvic_list * np.sin(psi)
+
+
 def window_ends(times, start, end):
     """(before, after) (N,) each: the body's moving window around each time, clipped to the motion's
     [start, end]."""
@@ -106,6 +120,9 @@ def body_angles(times, track, character, acceleration=None):
     yaw = body_yaw(times, track.contact, track.liftoff, track.headings)
     pitch, roll = oscillation(stride_phase(times, track.contact), character.pitch_amplitude,
                               character.roll_amplitude)
+    if character.pelvic_rotation or character.pelvic_list:
+        turn, tilt = pelvis_oscillation(left_phase(times, track), character.pelvic_rotation, character.pelvic_list)
+        yaw, roll = yaw + turn, roll + tilt
     if acceleration is not None:
         roll = roll + bank(acceleration, yaw, character.bank_gain)
     return yaw, pitch, roll

@@ -26,6 +26,10 @@ RIGIFY = {
     "hips": {"L": "ORG-thigh.L", "R": "ORG-thigh.R"},
     "ankles": {"L": "ORG-foot.L", "R": "ORG-foot.R"},
     "balls": {"L": "ORG-toe.L", "R": "ORG-toe.R"},
+    "heels": {"L": "ORG-heel.02.L", "R": "ORG-heel.02.R"},  # across the back of the sole, on the ground
+    "toes": {"L": "toe_ik.L", "R": "toe_ik.R"},  # bent at heel-off so the toes stay flat on the ground
+    "upper_body": {"chest": "chest", "neck": "neck", "head": "head",
+                   "arms": {"L": ["upper_arm_fk.L", "forearm_fk.L"], "R": ["upper_arm_fk.R", "forearm_fk.R"]}},
     # Legs on IK (0); arms on FK (1), so they ride with the torso instead of reaching for IK hands at rest.
     "switches": {"thigh_parent.L": {"IK_FK": 0.0}, "thigh_parent.R": {"IK_FK": 0.0},
                  "upper_arm_parent.L": {"IK_FK": 1.0}, "upper_arm_parent.R": {"IK_FK": 1.0}},
@@ -41,9 +45,10 @@ AUTO_RIG_PRO = {
     "switches": {"c_foot_ik.l": {"ik_fk_switch": 0.0}, "c_foot_ik.r": {"ik_fk_switch": 0.0}},
 }
 MAPPING_KEY = "footprint_mapping"  # JSON on the armature data: an explicit mapping, set by hand or by setup
-NOMINAL_FRACTION = 0.92  # l_nom / l_max: a comfortably bent leg
-MAX_FRACTION = 0.985  # l_max / the straight rest leg: IK keeps a hair of bend so knees never snap
-REACH_FRACTION = 0.995  # of thigh + shin: the heel lifts before the IK chain locks straight
+NOMINAL_FRACTION = 0.97  # l_nom / l_max: walking leg near full extension (knee nearly straight in stance)
+MAX_FRACTION = 0.995  # l_max / the straight rest leg: IK keeps a hair of bend so knees never snap
+REACH_FRACTION = 0.998  # of thigh + shin: the heel lifts before the IK chain locks straight (knee 7 degrees)
+OPTIONAL_PARTS = ("heels", "toes", "upper_body")  # mapping keys a rig may lack; the report says what is missing
 
 
 @dataclass
@@ -55,13 +60,17 @@ class RigBinding:
     com_offset: tuple = (0.0, 0.0, 0.0)  # COM relative to the body control's head, armature space, metres
     measurements: dict = field(default_factory=dict)
     ankles: dict = field(default_factory=dict)  # foot name -> the bone at the ankle (follows the pose)
-    balls: dict = field(default_factory=dict)  # foot name -> the bone at the ball of the foot
+    balls: dict = field(default_factory=dict)  # foot name -> the bone at the ball of the foot (tail: toe tip)
     hips: dict = field(default_factory=dict)  # foot name -> the bone at the hip joint (follows the pose)
+    heels: dict = field(default_factory=dict)  # foot name -> a bone lying across the back of the heel, if any
+    toes: dict = field(default_factory=dict)  # foot name -> the toe control bent at heel-off, if any
+    upper_body: dict = field(default_factory=dict)  # chest, neck, head, arms {foot side: [upper, fore]}
+    missing_parts: tuple = ()  # what this rig lacks for the whole body (said in the reports)
 
     def character(self, base: str = "human") -> Character:
         """Hips, leg lengths and foot size from the rest pose, in the solver's body frame (+Y forward)."""
         m = self.measurements
-        align = m["align"]  # armature space -> solver body frame (toes along +Y)
+        align = m["align"]  # upright armature space -> solver body frame (toes along +Y)
         com = m["com"]
         hips = np.array([align @ (m["hips"][f] - com) for f in self.feet])
         legs = [np.linalg.norm(m["hips"][f] - m["support"][f]) for f in self.feet]
@@ -69,12 +78,16 @@ class RigBinding:
         half_foot = min(np.linalg.norm((m["balls"][f] - m["support"][f])[:2]) for f in self.feet)
         width = 0.5 * min(legs) * 0.12
         ankle = np.mean([align @ (m["ankles"][f] - m["support"][f]) for f in self.feet], axis=0)
+        heel = np.mean([-(align @ (m["heels"][f] - m["support"][f]))[1] for f in self.feet])
+        toe = np.mean([(align @ (m["toe_tips"][f] - m["support"][f]))[1] for f in self.feet])
         reach = REACH_FRACTION * min(m["chains"][f] for f in self.feet)
         template = preset(base)
         return Character(f"{template.name} ({self.rig.name})", tuple(self.feet), hips, NOMINAL_FRACTION * l_max,
                          l_max, 2.0 * half_foot, width, template.com_clearance, template.pitch_amplitude,
                          template.roll_amplitude, template.bank_gain, template.swing_clearance,
-                         tuple(float(v) for v in ankle), float(reach))
+                         tuple(float(v) for v in ankle), float(reach),
+                         ball_height=float(np.mean([m["balls"][f][2] - m["ground"] for f in self.feet])),
+                         heel_length=float(max(heel, half_foot)), toe_length=float(max(toe, half_foot)))
 
 
 def mapping_bones(mapping):
@@ -83,23 +96,44 @@ def mapping_bones(mapping):
     return list(dict.fromkeys(names))
 
 
+def optional_bones(mapping):
+    """The bones of a mapping's optional parts (heels, toes, upper body)."""
+    upper = mapping.get("upper_body", {})
+    arms = [bone for pair in upper.get("arms", {}).values() for bone in pair]
+    return [*mapping.get("heels", {}).values(), *mapping.get("toes", {}).values(),
+            *(upper.get(part) for part in ("chest", "neck", "head") if upper.get(part)), *arms]
+
+
 def detect(rig):
     """The mapping for an armature: its own explicit one, else the first known naming scheme it matches
-    completely, else the closest one (the caller reports its missing bones)."""
+    completely, else an error that says what the armature is and what to do."""
     explicit = rig.data.get(MAPPING_KEY)
     if explicit:
-        return json.loads(explicit)
+        try:
+            return json.loads(explicit)
+        except ValueError as exc:
+            raise MissingBonesError(f"armature {rig.name!r} has a {MAPPING_KEY!r} property that is not valid "
+                                    f"JSON ({exc}): fix it or delete it") from None
     bones = rig.data.bones
     missing = [sum(name not in bones for name in mapping_bones(m)) for m in (RIGIFY, AUTO_RIG_PRO)]
     closest = (RIGIFY, AUTO_RIG_PRO)[int(np.argmin(missing))]
-    if min(missing) == 0:  # the common case, without scanning every bone
-        return closest
-    prefix = next((b.name.split("Hips")[0] for b in bones if b.name.endswith("Hips") and "mixamo" in b.name.lower()),
-                  None)
-    if prefix is not None:
+    if min(missing) <= len(mapping_bones(closest)) // 2:  # a known rig, whole or with a few bones lost
+        return closest  # (the binding lists what is missing)
+    names = set(bones.keys())
+    if any(name.endswith("Hips") and "mixamo" in name.lower() for name in names):
         raise MissingBonesError(f"armature {rig.name!r} is a Mixamo rig without foot IK controls: run "
                                 f"'Set up Leg IK' on it first")
-    return closest
+    if {"thigh.L", "shin.L", "foot.L", "heel.02.L"} <= names:  # the metarig's own names: not generated yet
+        raise MissingBonesError(f"armature {rig.name!r} is a Rigify metarig, not a rig: select it and press "
+                                f"Generate Rig (Armature properties > Rigify), then bake onto the generated rig")
+    raise MissingBonesError(f"armature {rig.name!r} is neither a generated Rigify rig nor an Auto-Rig Pro rig: "
+                            f"for an armature with plain leg bones (thigh/shin/foot/toe or Mixamo names) run "
+                            f"'Set up Leg IK' on it first; otherwise give it a {MAPPING_KEY!r} mapping "
+                            f"(Rigify misses {missing[0]} bones, e.g. {_first_missing(bones, RIGIFY)})")
+
+
+def _first_missing(bones, mapping):
+    return ", ".join([name for name in mapping_bones(mapping) if name not in bones][:3])
 
 
 def _binding(rig, mapping):
@@ -109,47 +143,84 @@ def _binding(rig, mapping):
                                 f"{', '.join(missing)}")
     switches = {(bone, prop): value for bone, props in mapping.get("switches", {}).items()
                 for prop, value in props.items()}
-    binding = RigBinding(rig, mapping["body"], dict(mapping["feet"]), switches,
-                         tuple(mapping.get("com_offset", (0.0, 0.0, 0.0))),
-                         ankles=dict(mapping["ankles"]), balls=dict(mapping["balls"]), hips=dict(mapping["hips"]))
+    present = set(rig.data.bones.keys())
+    heels = {f: b for f, b in mapping.get("heels", {}).items() if b in present}
+    toes = {f: b for f, b in mapping.get("toes", {}).items() if b in present}
+    upper = mapping.get("upper_body", {})
+    upper_body = {part: upper[part] for part in ("chest", "neck", "head") if upper.get(part) in present}
+    arms = {f: list(pair) for f, pair in upper.get("arms", {}).items() if all(b in present for b in pair)}
+    if arms:
+        upper_body["arms"] = arms
+    feet = dict(mapping["feet"])
+    lacking = [f"heel bone ({', '.join(feet)})" if len(heels) < len(feet) else "",
+               f"toe control ({', '.join(feet)})" if len(toes) < len(feet) else "",
+               *(f"{part} bone" for part in ("chest", "neck", "head") if part not in upper_body),
+               "arm bones" if len(arms) < 2 else ""]
+    binding = RigBinding(rig, mapping["body"], feet, switches, tuple(mapping.get("com_offset", (0.0, 0.0, 0.0))),
+                         ankles=dict(mapping["ankles"]), balls=dict(mapping["balls"]), hips=dict(mapping["hips"]),
+                         heels=heels, toes=toes, upper_body=upper_body,
+                         missing_parts=tuple(part for part in lacking if part))
     binding.measurements = _measure(rig, binding, mapping)
     return binding
 
 
+def upright_rotation(rig):
+    """The rig object's rotation (scale removed): armature space -> upright space, whose +Z is the world's
+    up (an FBX import turns Y-up armatures 90 degrees about X; everything is measured after it)."""
+    m = np.array(rig.matrix_world, dtype=float)[:3, :3]
+    return m / np.linalg.norm(m, axis=0)
+
+
 def _measure(rig, binding, names):
-    """Rest-pose points in armature space, and the rotation that takes the rig's facing to +Y."""
+    """Rest-pose points in upright armature space (armature units, turned by the object's rotation so +Z is
+    up), and the rotation that takes the rig's facing to +Y."""
     bones = rig.data.bones
+    upright = upright_rotation(rig)
 
     def head(name):
-        return np.array(bones[name].head_local, dtype=float)
+        return upright @ np.array(bones[name].head_local, dtype=float)
+
+    def tail(name):
+        return upright @ np.array(bones[name].tail_local, dtype=float)
 
     hips = {f: head(names["hips"][f]) for f in binding.feet}
     ankles = {f: head(names["ankles"][f]) for f in binding.feet}
     balls = {f: head(names["balls"][f]) for f in binding.feet}
-    ground = min(float(bones[names["balls"][f]].tail_local[2]) for f in binding.feet)
-    ground = min(ground, min(b[2] for b in balls.values()))
-    support = {}
+    tips = {f: tail(names["balls"][f]) for f in binding.feet}
+    # The sole at rest: the lowest of the heel bones, the balls and the toe tips (a Rigify toe's tail is its
+    # middle, 17 mm above the sole; the heel bone lies on the ground).
+    lowest = [p[2] for p in (*balls.values(), *tips.values())]
+    lowest += [point[2] for b in binding.heels.values() for point in (head(b), tail(b))]
+    ground = min(lowest)
+    toes = np.mean([balls[f] - ankles[f] for f in binding.feet], axis=0)
+    facing = math.atan2(-toes[0], toes[1])  # the rest heading of the toes in upright space
+    align = rotation_z(-facing)
+    forward = align.T @ np.array([0.0, 1.0, 0.0])
+    support, heels = {}, {}
     for f in binding.feet:  # the point a footprint marks: on the ground, midway between ankle and ball
         mid = 0.5 * (ankles[f] + balls[f])
         support[f] = np.array([mid[0], mid[1], ground])
-    toes = np.mean([balls[f] - ankles[f] for f in binding.feet], axis=0)
-    facing = math.atan2(-toes[0], toes[1])  # the rest heading of the toes in armature space
-    align = rotation_z(-facing)
-    com = head(binding.body) + np.asarray(binding.com_offset, dtype=float)
+        if f in binding.heels:  # the heel's back on the sole, on the foot's line (the bone lies across it)
+            back = min(head(binding.heels[f]) @ forward, tail(binding.heels[f]) @ forward)
+            heels[f] = support[f] + (back - support[f] @ forward) * forward
+        else:  # no heel bone: the sole under the ankle (said in the rig report)
+            heels[f] = np.array([ankles[f][0], ankles[f][1], ground])
+    com = head(binding.body) + upright @ np.asarray(binding.com_offset, dtype=float)
     # Thigh + shin: the hip-to-ankle distance with the knee straight.
     chains = {}
     for f in binding.feet:
         ankle_bone = bones[names["ankles"][f]]
         knee = ankle_bone.parent
-        chains[f] = (np.linalg.norm(np.array(knee.head_local) - hips[f]) + np.linalg.norm(ankles[f] - np.array(knee.head_local))
+        knee_head = upright @ np.array(knee.head_local) if knee is not None else None
+        chains[f] = (np.linalg.norm(knee_head - hips[f]) + np.linalg.norm(ankles[f] - knee_head)
                      if knee is not None else np.linalg.norm(ankles[f] - hips[f]))
-    return {"hips": hips, "ankles": ankles, "balls": balls, "support": support, "facing": facing,
-            "align": align, "com": com, "chains": chains}
+    return {"hips": hips, "ankles": ankles, "balls": balls, "toe_tips": tips, "heels": heels, "support": support,
+            "ground": ground, "facing": facing, "align": align, "com": com, "chains": chains, "upright": upright}
 
 
 def bind(rig) -> RigBinding:
     """The binding for an armature: an explicit mapping, Rigify, Auto-Rig Pro, or a rig set up by
-    'Set up Leg IK' (Mixamo-named or plain); otherwise an error listing the bones that are missing."""
+    'Set up Leg IK' (Mixamo-named or plain); otherwise an error saying what the armature is and what to do."""
     if rig is None or rig.type != "ARMATURE":
         raise MissingBonesError(f"{getattr(rig, 'name', rig)!r} is not an armature object")
     return _binding(rig, detect(rig))

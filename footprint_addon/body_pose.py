@@ -1,0 +1,80 @@
+"""The walking attributes' upper body and toes on a rig: solver angles (solver.body.walking, body frame)
+turned into local rotations of the rig's chest, head, FK arm and toe controls (any rig whose binding names
+them: Rigify, a rig set up by Set up Leg IK, an explicit mapping). Each is a rotation relative to the
+bone's parent at rest, so it rides on whatever the body control does."""
+
+import numpy as np
+
+from ..solver.body import walking
+from ..solver.transforms import quaternion_from_matrix
+
+
+def _rotation_between(a, b):
+    """(N, 3, 3) rotations taking unit vector a (3,) onto b (N, 3) along the shortest arc."""
+    a = a / np.linalg.norm(a)
+    b = b / np.linalg.norm(b, axis=1, keepdims=True)
+    v = np.cross(a, b)
+    c = b @ a
+    k = np.zeros((len(b), 3, 3))
+    k[:, 0, 1], k[:, 0, 2], k[:, 1, 2] = -v[:, 2], v[:, 1], -v[:, 0]
+    k[:, 1, 0], k[:, 2, 0], k[:, 2, 1] = v[:, 2], -v[:, 1], v[:, 0]
+    return np.eye(3) + k + (k @ k) / np.maximum(1.0 + c, 1e-9)[:, None, None]
+
+
+def _rest(binding, name):
+    """The bone's rest rotation in upright space (the binding's measuring frame)."""
+    upright = binding.measurements["upright"]
+    return upright @ np.array(binding.rig.data.bones[name].matrix_local, dtype=float)[:3, :3]
+
+
+def _local(binding, name, turn_up):
+    """Local rotations (N, 3, 3) of a bone that turn it by turn_up (N, 3, 3, upright space) about its head."""
+    rest = _rest(binding, name)
+    return rest.T @ turn_up @ rest
+
+
+def channels(binding, motion, attributes):
+    """Local quaternions (N, 4) per bone name: chest, head, arms, toes, for the parts the binding has and
+    that use quaternion rotation; the names of mapped bones left out (other rotation modes)."""
+    align = binding.measurements["align"]  # upright -> body frame
+    pose = walking.upper_body(motion, attributes)
+    upper = binding.upper_body
+    out = {}
+
+    def to_upright(rotations):  # body-frame rotations (N, 3, 3) -> upright space
+        return align.T @ rotations @ align
+
+    for part, rotations in (("chest", pose.chest), ("head", pose.head)):
+        if part in upper:
+            out[upper[part]] = _local(binding, upper[part], to_upright(rotations))
+    for side, (upper_arm, forearm) in upper.get("arms", {}).items():
+        if side not in pose.shoulder:
+            continue
+        theta, phi = pose.shoulder[side][:, None], pose.elbow[side][:, None]
+        outward = np.array([-1.0 if side == "L" else 1.0, 0.0, 0.0])
+        hang = np.cos(pose.abduction) * np.array([0.0, 0.0, -1.0]) + np.sin(pose.abduction) * outward
+        forward = np.array([0.0, 1.0, 0.0])
+        arm = np.cos(theta) * hang + np.sin(theta) * forward  # body frame
+        ahead = forward - (arm @ forward)[:, None] * arm  # the elbow bends forward
+        ahead /= np.linalg.norm(ahead, axis=1, keepdims=True)
+        fore = np.cos(phi) * arm + np.sin(phi) * ahead
+        rest_u, rest_f = _rest(binding, upper_arm), _rest(binding, forearm)
+        turn_u = _rotation_between(rest_u[:, 1], arm @ align)  # (align.T @ v) per row
+        turn_f = _rotation_between(rest_f[:, 1], fore @ align)
+        out[upper_arm] = rest_u.T @ turn_u @ rest_u
+        out[forearm] = rest_f.T @ np.swapaxes(turn_u, 1, 2) @ turn_f @ rest_f
+    bends = walking.toe_bends(motion)
+    lateral = np.cross(align.T @ [0.0, 1.0, 0.0], [0.0, 0.0, 1.0])  # toes up: forward turns toward up
+    for leg, foot in enumerate(motion.character.feet):
+        if foot in binding.toes:
+            out[binding.toes[foot]] = _local(binding, binding.toes[foot], _about(lateral, bends[:, leg]))
+    bones = binding.rig.pose.bones
+    skipped = [name for name in out if bones[name].rotation_mode != "QUATERNION"]
+    return {name: quaternion_from_matrix(m) for name, m in out.items() if name not in skipped}, skipped
+
+
+def _about(axis, angle):
+    """(N, 3, 3) rotations by angle (N,) about the unit axis (3,)."""
+    k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
+    s, c = np.sin(angle)[:, None, None], np.cos(angle)[:, None, None]
+    return np.eye(3) + s * k + (1.0 - c) * (k @ k)

@@ -1,0 +1,1 @@
+"""Reconstruction of the body on top of the COM motion: walking attributes (arms, trunk, head, feet)."""

@@ -1,0 +1,193 @@
+"""Walking attributes: the walking counterpart of RUNNER's nineteen (Bruderlin & Calvert 1996, §3.3), the
+kinematics vdP97 §2.5-2.6 leaves to the gait's phase: arms swinging against the legs, the trunk leaning and
+counter-rotating against the pelvis, the head steadied and turned toward where the path goes, heel strike
+and toe roll.
+
+Defaults from human gait data at free speed (about 1.3 m/s):
+- shoulder flexion-extension about 30 degrees peak to peak, growing with speed, elbow flexed 15-45 degrees
+  (Murray, Sepic & Barnard 1967, Phys. Ther. 47, "Patterns of sagittal rotation of the upper limbs in
+  walking");
+- pelvic rotation about 8 degrees and list about 7 degrees peak to peak, thorax counter-rotating about 7
+  degrees (Perry & Burnfield 2010, Gait Analysis, ch. 8; Lamoth et al. 2002);
+- the head held within a few degrees of level (Pozzo, Berthoz & Lefort 1990);
+- heel strike with the foot about 15-20 degrees toes up, foot flat by 8 % of the cycle (Perry & Burnfield,
+  ch. 4).
+
+Everything here is a function of the solved Motion: angles per frame, in the solver's body frame
+(+X right, +Y forward, +Z up); the add-on turns them into bone rotations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+
+import numpy as np
+
+from ..orientation import BODY_WINDOW, left_phase, rotation_matrices
+
+REFERENCE_SPEED = 1.3  # m/s: the speed the defaults are for
+MAX_SPEED_FACTOR = 1.6  # arm swing and lean stop growing here (about 2 m/s)
+
+
+@dataclass(frozen=True)
+class WalkingAttributes:
+    """Each in degrees unless said; the arm swing and the lean scale with speed, zero when standing."""
+
+    arm_swing: float = 30.0  # shoulder flexion-extension, peak to peak, at REFERENCE_SPEED
+    elbow_flexion: float = 25.0  # mean elbow flexion
+    elbow_swing: float = 15.0  # peak to peak: the elbow bends more as the arm swings forward
+    arm_abduction: float = 8.0  # the arms held this far out from the body
+    torso_lean: float = 3.0  # forward, at REFERENCE_SPEED
+    slope_lean: float = 0.4  # fraction of the path's slope the trunk leans into (a climb, a descent)
+    torso_bounce: float = 2.0  # trunk flexion peak to peak, twice a stride (at each loading)
+    pelvic_rotation: float = 8.0  # peak to peak, transverse: the landing side forward
+    pelvic_list: float = 7.0  # peak to peak, frontal: the swing side drops
+    chest_rotation: float = 7.0  # peak to peak, the thorax against the pelvis (relative to the path)
+    head_steady: float = 0.9  # 0-1: how much of the trunk's pitch and roll the head cancels
+    look_ahead: float = 0.8  # seconds: the head turns toward where the path is then
+    heel_strike: float = 15.0  # the foot's toes up as the heel lands, rolling down to flat
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+ATTRIBUTE_NAMES = tuple(f.name for f in fields(WalkingAttributes))
+PRESETS = {
+    "neutral": WalkingAttributes(),
+    "brisk": WalkingAttributes(arm_swing=42.0, elbow_flexion=35.0, elbow_swing=25.0, torso_lean=5.0,
+                               pelvic_rotation=11.0, chest_rotation=9.0, look_ahead=1.0, heel_strike=20.0),
+    "tired": WalkingAttributes(arm_swing=14.0, elbow_flexion=15.0, elbow_swing=6.0, arm_abduction=5.0,
+                               torso_lean=9.0, torso_bounce=4.0, pelvic_rotation=5.0, pelvic_list=9.0,
+                               chest_rotation=3.0, head_steady=0.6, look_ahead=0.4, heel_strike=8.0),
+    "cautious": WalkingAttributes(arm_swing=12.0, elbow_flexion=30.0, elbow_swing=6.0, arm_abduction=14.0,
+                                  torso_lean=6.0, torso_bounce=1.0, pelvic_rotation=5.0, pelvic_list=4.0,
+                                  chest_rotation=3.0, head_steady=1.0, look_ahead=0.3, heel_strike=6.0),
+}
+
+
+def attributes_from_json(data) -> WalkingAttributes:
+    """A preset name or an object of attributes (unknown keys refused, each a finite number)."""
+    if isinstance(data, str):
+        if data not in PRESETS:
+            raise ValueError(f"unknown walking preset {data!r}; known: {', '.join(PRESETS)}")
+        return PRESETS[data]
+    unknown = sorted(set(data) - set(ATTRIBUTE_NAMES))
+    if unknown:
+        raise ValueError(f"unknown walking attributes: {', '.join(unknown)}")
+    values = {key: float(value) for key, value in data.items()}
+    if not all(np.isfinite(list(values.values()))):
+        raise ValueError("walking attributes must be finite numbers")
+    return replace(WalkingAttributes(), **values)
+
+
+def character_with(character, attributes: WalkingAttributes):
+    """The character with the attributes the COM solve itself must see (the legs hang from the pelvis, so
+    its rotation and list move the hips): pelvic rotation and list (amplitudes) replace vdP97's whole-body
+    roll, and the heel strike."""
+    return replace(character, pelvic_rotation=np.radians(attributes.pelvic_rotation) / 2,
+                   pelvic_list=np.radians(attributes.pelvic_list) / 2, roll_amplitude=0.0,
+                   heel_strike=np.radians(attributes.heel_strike))
+
+
+@dataclass(frozen=True)
+class UpperBody:
+    """Per frame (N), in the body frame: the chest's rotation relative to the pelvis (N, 3, 3), the head's
+    relative to the chest (N, 3, 3), and each arm's shoulder flexion (forward, radians) and elbow flexion
+    (radians), keyed by foot side ("L", "R")."""
+
+    chest: np.ndarray
+    head: np.ndarray
+    shoulder: dict
+    elbow: dict
+    abduction: float
+
+
+def speed_factor(motion):
+    """(N,): the COM's horizontal speed over the body's moving window, as a fraction of REFERENCE_SPEED
+    (0 standing, at most MAX_SPEED_FACTOR)."""
+    t = motion.times
+    ahead = np.interp(t + BODY_WINDOW / 2, t, np.arange(len(t)))
+    behind = np.interp(t - BODY_WINDOW / 2, t, np.arange(len(t)))
+    start = _at(motion.com, behind)
+    end = _at(motion.com, ahead)
+    span = np.clip(t + BODY_WINDOW / 2, t[0], t[-1]) - np.clip(t - BODY_WINDOW / 2, t[0], t[-1])
+    speed = np.linalg.norm((end - start)[:, :2], axis=1) / np.maximum(span, 1e-9)
+    return np.clip(speed / REFERENCE_SPEED, 0.0, MAX_SPEED_FACTOR), (end - start)
+
+
+def _at(values, index):
+    """values (N, ...) linearly interpolated at fractional row indices (M,)."""
+    low = np.floor(index).astype(int)
+    high = np.minimum(low + 1, len(values) - 1)
+    w = (index - low).reshape((-1,) + (1,) * (values.ndim - 1))
+    return values[low] * (1.0 - w) + values[high] * w
+
+
+def upper_body(motion, attributes: WalkingAttributes) -> UpperBody:
+    """The attributes' upper body over a solved walking motion (vdP97 §2.6: procedural, driven by the
+    gait's phase)."""
+    a = attributes
+    psi = left_phase(motion.times, motion.track)
+    factor, travel = speed_factor(motion)
+    rad = np.radians
+    # Trunk: counter-rotates against the pelvis (the pelvis's yaw is in the body's: character_with), leans
+    # forward with speed and into the slope of the path, flexes a little at each loading.
+    pelvis_yaw = -rad(a.pelvic_rotation) / 2 * np.cos(psi)
+    chest_yaw = rad(a.chest_rotation) / 2 * np.cos(psi) * np.minimum(factor, 1.0)
+    slope = np.arctan2(travel[:, 2], np.maximum(np.linalg.norm(travel[:, :2], axis=1), 1e-9))
+    lean = rad(a.torso_lean) * factor + a.slope_lean * slope * (factor > 0.05)
+    bounce = rad(a.torso_bounce) / 2 * np.cos(2.0 * psi) * np.minimum(factor, 1.0)
+    pelvis_list = rad(a.pelvic_list) / 2 * np.sin(psi)
+    chest = rotation_matrices(chest_yaw - pelvis_yaw, -(lean + bounce), -pelvis_list)
+    # Head: level and toward where the path goes, against what the trunk does (by head_steady).
+    body = rotation_matrices(motion.yaw, motion.pitch, motion.roll)
+    future = np.clip(motion.times + a.look_ahead, motion.times[0], motion.times[-1])
+    ahead = _at(motion.com, np.interp(future, motion.times, np.arange(len(motion.times)))) - motion.com
+    moving = np.linalg.norm(ahead[:, :2], axis=1) > 0.05
+    look = np.where(moving, np.arctan2(-ahead[:, 0], ahead[:, 1]), motion.yaw)
+    look = motion.yaw + np.angle(np.exp(1j * (look - motion.yaw)))  # the short way round
+    trunk = body @ chest
+    trunk_yaw = np.arctan2(-trunk[:, 0, 1], trunk[:, 1, 1])
+    level = rotation_matrices(look, 0.0, 0.0)
+    steady = np.swapaxes(trunk, 1, 2) @ level  # the head's rotation relative to the chest that holds it level
+    free = rotation_matrices(look - trunk_yaw, 0.0, 0.0)  # turned toward the path only
+    head = _blend(free, steady, a.head_steady)
+    # Arms: each swings against its own side's leg (forward as the other foot lands), more with speed.
+    forward = {"L": -np.cos(psi), "R": np.cos(psi)}  # -1 back .. 1 forward
+    swing = rad(a.arm_swing) / 2 * factor
+    moving = np.minimum(factor / 0.1, 1.0)  # the elbow's swing fades with the arm's when standing
+    shoulder = {side: swing * phase for side, phase in forward.items()}
+    elbow = {side: rad(a.elbow_flexion) + rad(a.elbow_swing) / 2 * phase * moving for side, phase in forward.items()}
+    return UpperBody(chest, head, shoulder, elbow, rad(a.arm_abduction))
+
+
+def _blend(r0, r1, weight):
+    """Rotations from r0 (weight 0) to r1 (weight 1), elementwise, about the axis between them."""
+    rel = np.swapaxes(r0, 1, 2) @ r1
+    cos = np.clip((np.trace(rel, axis1=1, axis2=2) - 1.0) / 2.0, -1.0, 1.0)
+    angle = np.arccos(cos) * weight
+    axis = np.stack([rel[:, 2, 1] - rel[:, 1, 2], rel[:, 0, 2] - rel[:, 2, 0], rel[:, 1, 0] - rel[:, 0, 1]], axis=1)
+    norm = np.linalg.norm(axis, axis=1, keepdims=True)
+    axis = np.where(norm > 1e-12, axis / np.maximum(norm, 1e-12), [0.0, 0.0, 1.0])
+    k = np.zeros((len(axis), 3, 3))
+    k[:, 0, 1], k[:, 0, 2], k[:, 1, 2] = -axis[:, 2], axis[:, 1], -axis[:, 0]
+    k[:, 1, 0], k[:, 2, 0], k[:, 2, 1] = axis[:, 2], -axis[:, 1], axis[:, 0]
+    s, c = np.sin(angle)[:, None, None], np.cos(angle)[:, None, None]
+    return r0 @ (np.eye(3) + s * k + (1.0 - c) * (k @ k))
+
+
+def toe_bends(motion, release=0.2):
+    """(N, L) radians each foot's toes bend up against the foot: in stance the heel-off angle (the toes stay
+    flat on the ground as the heel rises about the ball), easing out over `release` seconds after lift-off
+    (the toes leave the ground last)."""
+    n, legs = motion.contact.shape
+    if motion.track is None:
+        return np.zeros((n, legs))
+    rows = np.arange(n)[:, None]
+    last = np.maximum.accumulate(np.where(motion.contact, rows, -1), axis=0)  # the last stance frame so far
+    left = np.where(last >= 0, motion.footprint[np.maximum(last, 0), np.arange(legs)], -1)
+    since = motion.times[:, None] - motion.track.liftoff[np.maximum(left, 0)]
+    fade = 1.0 - np.clip(since / release, 0.0, 1.0) ** 2 * (3.0 - 2.0 * np.clip(since / release, 0.0, 1.0))
+    pitch_down = -np.arcsin(np.clip(motion.foot_rotation[..., 2, 1], -1.0, 1.0))
+    swinging = np.where(left >= 0, np.maximum(pitch_down, 0.0) * fade, 0.0)
+    return np.where(motion.contact, np.maximum(motion.toe_pivot, 0.0), swinging)

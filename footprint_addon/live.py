@@ -23,15 +23,17 @@ def on_depsgraph_update(scene, depsgraph):
         if (isinstance(data, bpy.types.Object) and (update.is_updated_geometry or update.is_updated_transform)
                 and terrain.solved_on(data)):
             terrain.forget(data)  # a terrain changed: every track on it is stale
-            _stale_on("terrain", data)
+            _stale_where(lambda settings: data in terrain.track_terrain(settings.id_data))
         if isinstance(data, bpy.types.Scene):
             _clock_changed(data)
         # A rig moved, turned or scaled. (Its rest pose is in the signature too, but an edit of it reaches
         # the handler just as every pose does, on the armature data: it shows at the track's next edit.)
         if isinstance(data, bpy.types.Object) and data.type == "ARMATURE" and update.is_updated_transform:
-            _stale_on("rig", data)
+            _stale_where(lambda settings: settings.rig == data)
         if isinstance(data, bpy.types.Collection) and data.footprint_track.is_track:
             _note(data)  # its settings (character, terrain), or footprints added or removed
+        elif isinstance(data, bpy.types.Collection):
+            _terrain_collection_changed(data)
         elif isinstance(data, bpy.types.Object) and scene_io.is_footprint(data):
             coll = scene_io.track_of(data)
             if coll is not None:
@@ -54,11 +56,26 @@ def _stale(coll):
         _dirty.add(coll.session_uid)
 
 
-def _stale_on(setting, obj):
-    """obj changed: the tracks whose setting (terrain, rig) it is are stale."""
+def _stale_where(reads):
+    """Something changed that the tracks whose settings it reads (reads(settings): their terrain, their
+    rig) are stale for."""
     for coll in bpy.data.collections:
-        if coll.footprint_track.is_track and getattr(coll.footprint_track, setting) == obj:
+        if coll.footprint_track.is_track and reads(coll.footprint_track):
             _stale(coll)
+
+
+def _terrain_collection_changed(coll):
+    """Objects were linked to or unlinked from the collection, or hidden or shown in it (its updates are
+    those, also for its child collections'): if it is a track's terrain collection, its objects' samples
+    go and the tracks on it are stale. (Objects added or removed change the tracks' terrain itself.)"""
+    on_it = [c for c in bpy.data.collections
+             if c.footprint_track.is_track and c.footprint_track.terrain_collection == coll]
+    if on_it:
+        for obj in coll.all_objects:
+            if terrain.solved_on(obj):
+                terrain.forget(obj)
+        for track in on_it:
+            _stale(track)
 
 
 def _clock_changed(scene):

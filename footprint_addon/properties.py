@@ -89,7 +89,13 @@ class TrackProperties(bpy.types.PropertyGroup):
         description="Explicit character parameters from an imported track (JSON), kept for export",
     )
     terrain: PointerProperty(name="Terrain", type=bpy.types.Object, poll=_is_mesh,
-                             description="Mesh the footprints rest on")
+                             description="Mesh the footprints rest on (with the terrain collection's, if any)")
+    terrain_collection: PointerProperty(
+        name="Terrain Collection", type=bpy.types.Collection,
+        poll=lambda _self, coll: not coll.footprint_track.is_track,
+        description="Collection whose meshes the footprints also rest on: ground, stairs, rocks as separate "
+        "objects (child collections too)",
+    )
     gait: EnumProperty(name="Gait", items=GAIT_ITEMS, default="walk",
                        description="How footprints added to the track are timed from their step lengths; "
                        "footprints already placed keep their times")

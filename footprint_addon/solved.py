@@ -19,20 +19,21 @@ _numbers = itertools.count()  # never restarts: a number once given stands for o
 
 
 def signature(coll):
-    """What a solve of the track reads: its settings (character preset or parameters, terrain and how many
-    times it changed, rig and its form: see rig_form), the scene's clock (the frames it is sampled at:
+    """What a solve of the track reads: its settings (character preset or parameters, terrain objects and how
+    many times each changed, rig and its form: see rig_form, walking attributes), the scene's clock (the frames it is sampled at:
     solves run in the current scene) and, per footprint, its name, place, heading, contact, lift-off and
     foot."""
     settings = coll.footprint_track
-    rig, ground = settings.rig, settings.terrain
+    rig, ground = settings.rig, terrain.track_terrain(coll)
 
     def footprint(o):
         fp = o.footprint
         return (o.name, tuple(round(v, 6) for v in o.matrix_world.translation), round(o.rotation_euler.z, 6),
                 round(fp.contact, 6), round(fp.liftoff, 6), fp.foot)
 
-    return ((settings.character, settings.character_json, getattr(ground, "name", None), terrain.revision(ground),
-             getattr(rig, "name", None), rig_form(rig), scene_clock.clock(bpy.context.scene)),
+    return ((settings.character, settings.character_json, tuple(o.name for o in ground), terrain.revision(ground),
+             getattr(rig, "name", None), rig_form(rig), scene_clock.clock(bpy.context.scene),
+             settings.body.signature()),
             tuple(footprint(o) for o in scene_io.footprints(coll)))
 
 

@@ -4,19 +4,21 @@ import bpy
 from bpy.props import BoolProperty
 
 from .. import scene_io
-from ..terrain import TerrainProbe
+from ..terrain import TerrainProbe, track_terrain
 from .common import USER_ERRORS, OnActiveTrack, selected_mask
 
 
 def conform_objects(context, coll, objs):
-    """Snap the given footprints of a track to its terrain; all or nothing (NoTerrainError names misses)."""
-    terrain = coll.footprint_track.terrain
-    if terrain is None:
-        raise scene_io.NoTerrainError(f"track {coll.name!r} has no terrain object")
+    """Snap the given footprints of a track to its terrain (its terrain object and collection); all or
+    nothing (NoTerrainError names misses). Returns the probe cast on (it names the terrain)."""
+    terrain = track_terrain(coll)
+    if not terrain:
+        raise scene_io.NoTerrainError(f"track {coll.name!r} has no terrain object or collection")
     probe = TerrainProbe(terrain, context.evaluated_depsgraph_get())
     track = scene_io.read_track(coll, objs)
     conformed, tilt = scene_io.conform_track(track, probe, [o.name for o in objs])
     scene_io.write_track(coll, conformed, objs, tilt)
+    return probe
 
 
 class FOOTPRINT_OT_conform(OnActiveTrack, bpy.types.Operator):
@@ -37,11 +39,11 @@ class FOOTPRINT_OT_conform(OnActiveTrack, bpy.types.Operator):
             self.report({"WARNING"}, "No footprints to conform")
             return {"CANCELLED"}
         try:
-            conform_objects(context, coll, objs)
+            probe = conform_objects(context, coll, objs)
         except USER_ERRORS as exc:
             self.report({"ERROR"}, f"{exc}: nothing changed")
             return {"CANCELLED"}
-        self.report({"INFO"}, f"Conformed {len(objs)} footprints to {coll.footprint_track.terrain.name}")
+        self.report({"INFO"}, f"Conformed {len(objs)} footprints to {probe.name}")
         return {"FINISHED"}
 
 

@@ -38,6 +38,7 @@ class FOOTPRINT_PT_track(_FootprintsPanel, bpy.types.Panel):
         else:
             col.prop(settings, "character")
         col.prop(settings, "terrain")
+        col.prop(settings, "terrain_collection")
         col.prop(settings, "gait")
 
 

@@ -1,9 +1,13 @@
 """Quality measured on the evaluated rig, after Blender's own constraints and IK: what the viewer sees.
 
 The solver's report measures the motion it computed; this one measures the pose Blender actually gives the
-rig, frame by frame: a foot that slides during its stance (the IK could not reach its target, a constraint
-or a hand-edited key moved it), a leg stretched past its straight length or a foot sunk into the ground
-shows here even when the solution is clean.
+rig, frame by frame: the sole of each foot (heel, ball, toe tip, carried by the bones that carry them) sunk
+into the terrain, a planted ball or heel that drifts, the ankle riding higher or lower at mid-stance than at
+rest, a leg stretched past its straight length, and the knees' flexion. Each worst value comes with the
+frame it happens on, so the artist can go and look.
+
+The measuring functions are module-level and take arrays of evaluated matrices (frames first), so that
+other checks (gait norms in the tests) can use them on any frames of any rig.
 """
 
 import json
@@ -14,65 +18,231 @@ from ..solver.motion import ground_under_feet
 from ..solver.schedule import build_schedule
 from . import bake, scene_clock, solved
 
+SOLE_POINTS = ("heel", "ball", "ball", "toe")  # the order of sole_layout's points (the ball twice: foot, toe)
 
-def evaluated_heads(context, rig, bones, frames):
-    """World positions (frames, bones, 3) of the bones' heads on the evaluated rig; the scene's current
-    frame is put back afterwards."""
+
+def evaluated_matrices(context, rig, bones, frames):
+    """World matrices (frames, bones, 4, 4) of the bones on the evaluated rig (the object's matrix_world
+    times the pose bone's matrix: its head, axes and scale as drawn); the scene's current frame is put back
+    afterwards."""
     scene = context.scene
     current, subframe = scene.frame_current, scene.frame_subframe
-    out = np.zeros((len(frames), len(bones), 3))
+    out = np.zeros((len(frames), len(bones), 4, 4))
     try:
         for i, frame in enumerate(frames):
             scene.frame_set(int(frame))
             evaluated = rig.evaluated_get(context.evaluated_depsgraph_get())
-            matrix = np.array(evaluated.matrix_world)
-            heads = np.array([evaluated.pose.bones[name].head for name in bones])
-            out[i] = heads @ matrix[:3, :3].T + matrix[:3, 3]
+            pose = np.array([np.array(evaluated.pose.bones[name].matrix) for name in bones]).reshape(-1, 4, 4)
+            out[i] = np.array(evaluated.matrix_world) @ pose
     finally:
         scene.frame_set(current, subframe=subframe)
     return out
 
 
-def measure(context, binding, motion, frames, terrain=None):
-    """Per foot, on the evaluated rig, in metres unless said: foot skate over the motion's stance phases
-    (how far the ball of the foot moves while the foot stands on one footprint, which it should not at
-    all; how far the ankle moves while the foot is also flat, heel down; how far, seen from above, the
-    ball is from the toe of the footprint it stands on); leg_extension, the largest hip-to-ankle distance
-    as a fraction of thigh + shin (1: straight; above: the bones stretch); below_ground, the deepest the
-    ball or the ankle comes below the height it has over the ground at rest (the terrain, a solver
-    height field, or the footprints), 0 when never."""
-    feet = list(binding.feet)
-    bones = ([binding.balls[f] for f in feet] + [binding.ankles[f] for f in feet]
-             + [binding.hips[f] for f in feet])
-    balls, ankles, hips = np.split(evaluated_heads(context, binding.rig, bones, frames), 3, axis=1)
-    toes = motion.feet + 0.5 * motion.character.foot_length * motion.foot_rotation[..., :, 1]
-    _translation, rotation, scale = bake.world_rest(binding)["object"]
-    rest = binding.measurements
-    report = {"frames": len(frames), "ball_skate": {}, "heel_skate": {}, "ball_off_footprint": {},
-              "leg_extension": {}, "below_ground": {}, "unit": "metres"}
-    schedule = None if terrain is not None else build_schedule(motion.track, motion.character)
-    ground = ground_under_feet(motion, schedule, terrain, np.stack([balls, ankles]))
+def evaluated_heads(context, rig, bones, frames):
+    """World positions (frames, bones, 3) of the bones' heads on the evaluated rig."""
+    return evaluated_matrices(context, rig, bones, frames)[..., :3, 3]
+
+
+def carried(matrices, local_points):
+    """Points (..., 3) carried by bones: local_points (..., 4) homogeneous in each bone's own rest frame
+    (rest_local), matrices (..., 4, 4) the bones' evaluated world matrices; broadcast over frames."""
+    return (matrices @ local_points[..., None])[..., :3, 0]
+
+
+def rest_local(rig, bone, upright_point, upright):
+    """A point given in upright armature space (binding.measurements) in the bone's rest frame, homogeneous:
+    carried() then moves it with the bone exactly as Blender deforms the mesh around it."""
+    armature_point = upright.T @ np.asarray(upright_point, dtype=float)  # upright is a rotation
+    rest = np.array(rig.data.bones[bone].matrix_local, dtype=float)
+    return np.linalg.solve(rest, np.append(armature_point, 1.0))
+
+
+def sole_layout(binding, foot):
+    """The sole points of a foot at rest: (name, carrying bone, point in upright armature space), in the
+    order of SOLE_POINTS. The point on the rest sole (the binding's ground) below each joint: the back of the
+    heel (carried by the heel bone, or without one the sole under the ankle, carried by the foot), the ball
+    (carried by the foot and by the toe: the sole bends there, and either side may dig in), and the toe tip
+    (carried by the toe bone)."""
+    m = binding.measurements
+    ground = m["ground"]
+
+    def on_sole(p):
+        return np.array([p[0], p[1], ground])
+
+    heel_bone = binding.heels.get(foot, binding.ankles[foot])
+    return [("heel", heel_bone, on_sole(m["heels"][foot])),
+            ("ball", binding.ankles[foot], on_sole(m["balls"][foot])),
+            ("ball", binding.balls[foot], on_sole(m["balls"][foot])),
+            ("toe", binding.balls[foot], on_sole(m["toe_tips"][foot]))]
+
+
+def sole_points(matrices, bone_index, binding, feet):
+    """World sole points (points, frames, feet, 3) in SOLE_POINTS order, from evaluated world matrices
+    (frames, bones, 4, 4) whose bone axis bone_index names."""
+    upright = binding.measurements["upright"]
+    out = np.zeros((len(SOLE_POINTS), matrices.shape[0], len(feet), 3))
     for leg, foot in enumerate(feet):
-        ball_skate = heel_skate = 0.0
+        for k, (_name, bone, point) in enumerate(sole_layout(binding, foot)):
+            out[k, :, leg] = carried(matrices[:, bone_index[bone]], rest_local(binding.rig, bone, point, upright))
+    return out
+
+
+def knee_bend_axis(binding, foot):
+    """The knee's bending axis in the thigh bone's rest frame: the rig's left at rest (up x forward), so a
+    flexing knee turns the shin about it positively, whatever the bones' roll."""
+    m = binding.measurements
+    upright = m["upright"]
+    forward = m["align"].T @ np.array([0.0, 1.0, 0.0])  # the rest toes' direction, upright space
+    left = upright.T @ np.cross([0.0, 0.0, 1.0], forward)  # armature space
+    rest = np.array(binding.rig.data.bones[binding.hips[foot]].matrix_local, dtype=float)[:3, :3]
+    return rest.T @ left
+
+
+def knee_flexion(thigh_matrices, shin_matrices, bend_axis):
+    """Knee flexion in degrees (...), from the thigh's and shin's world matrices (..., 4, 4): the angle
+    between the two bones' y axes, negative when the shin turns the other way about the knee's bending axis
+    (bend_axis, in the thigh's own frame, knee_bend_axis): a hyperextended knee."""
+    thigh = _unit(thigh_matrices[..., :3, 1])
+    shin = _unit(shin_matrices[..., :3, 1])
+    axis = _unit(thigh_matrices[..., :3, :3] @ np.asarray(bend_axis, dtype=float))
+    angle = np.degrees(np.arccos(np.clip(np.sum(thigh * shin, axis=-1), -1.0, 1.0)))
+    return np.where(np.sum(np.cross(thigh, shin) * axis, axis=-1) < 0.0, -angle, angle)
+
+
+def depth_below(ground, heights):
+    """How far points are below the ground (positive: under it), elementwise."""
+    return ground - heights
+
+
+def heel_down(motion):
+    """(N, L) frames each foot stands flat on its footprint: on it, and toe_pivot 0 (positive: the heel is
+    lifted about the ball; negative: the foot still rolls down onto its sole from a heel strike)."""
+    return motion.contact & (motion.toe_pivot == 0.0)
+
+
+def single_support_late(contact, leg):
+    """(N,) the second half of each single-support phase of a leg: it stands, every other foot is off the
+    ground; mid and terminal stance, where the knee should be nearly straight."""
+    others = np.delete(contact, leg, axis=1)
+    single = contact[:, leg] & ~others.any(axis=1)
+    edges = np.diff(np.concatenate(([0], single.astype(int), [0])))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    late = np.zeros(len(contact) + 1, dtype=int)
+    np.add.at(late, (starts + ends) // 2, 1)  # from each phase's middle frame ...
+    np.add.at(late, ends, -1)  # ... to its end
+    return np.cumsum(late)[:-1] > 0
+
+
+def stance_drift(points, phases):
+    """The largest move of a point (N, 3) from where it stood at the start of each phase (N, in which
+    phase labels, -1 outside any): (metres, row), (0, None) when no phase has two frames."""
+    worst, row = 0.0, None
+    for phase in np.unique(phases[phases >= 0]):
+        rows = np.flatnonzero(phases == phase)
+        moves = np.linalg.norm(points[rows] - points[rows[0]], axis=1)
+        if moves.max() > worst:
+            worst, row = float(moves.max()), int(rows[np.argmax(moves)])
+    return worst, row
+
+
+def _unit(v):
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def _extreme(values, frames, mask, largest=True):
+    """The largest (or smallest) of values over the mask, and its frame and row: (value, frame, row),
+    (None, None, None) when the mask is empty."""
+    if not mask.any():
+        return None, None, None
+    rows = np.flatnonzero(mask)
+    row = rows[np.argmax(values[rows]) if largest else np.argmin(values[rows])]
+    return float(values[row]), int(frames[row]), int(row)
+
+
+def measure(context, binding, motion, frames, terrain=None):
+    """The rig's quality over the motion's frames (the scene frames its rows were sampled at), per foot,
+    in metres and degrees, each worst value with its frame:
+
+    below_ground: the deepest any sole point (heel, ball, toe tip) comes under the terrain (the solver's
+        height field, or without one the footprints, as the solver's report), 0 when never; which point.
+    ankle_height: at mid-stance (the foot flat on its footprint) the ankle's height over the ground minus
+        its rest height over the rest sole, the largest in size (signed: + the ankle rides high).
+    ball_skate / heel_skate: how far the sole under the ball moves while the foot stands on one footprint,
+        and the heel while it is also flat, heel down, from where it stood at the stance's start.
+    ball_off_footprint: how far, seen from above, the ball joint is from the toe of its footprint.
+    leg_extension: the largest hip-to-ankle distance over thigh + shin (1: straight; above: stretched).
+    knee: flexion (0 straight, negative hyperextended): the least, the most in stance, the peak in swing,
+        the most over mid/terminal stance (the second half of single support).
+    missing: what the rig lacks (the binding's missing_parts), so the measure is read with it in mind.
+    """
+    feet = list(binding.feet)
+    frames = np.asarray(frames, dtype=int)
+    rig = binding.rig
+    shins = {f: getattr(rig.data.bones[binding.ankles[f]].parent, "name", None) for f in feet}
+    bones = list(dict.fromkeys(
+        [binding.hips[f] for f in feet] + [binding.ankles[f] for f in feet] + [binding.balls[f] for f in feet]
+        + [binding.heels[f] for f in feet if f in binding.heels] + [shins[f] for f in feet if shins[f]]))
+    index = {bone: i for i, bone in enumerate(bones)}
+    matrices = evaluated_matrices(context, rig, bones, frames)
+    heads = matrices[..., :3, 3]
+    hips, ankles, balls = (heads[:, [index[names[f]] for f in feet]]
+                           for names in (binding.hips, binding.ankles, binding.balls))
+    soles = sole_points(matrices, index, binding, feet)  # (4, N, L, 3)
+    scale = bake.world_rest(binding)["object"][2]
+    rest = binding.measurements
+    schedule = None if terrain is not None else build_schedule(motion.track, motion.character)
+    sole_depth = depth_below(ground_under_feet(motion, schedule, terrain, soles), soles[..., 2])  # (4, N, L)
+    ankle_ground = ground_under_feet(motion, schedule, terrain, ankles[None])[0]  # (N, L)
+    flat = heel_down(motion)
+    toes = motion.feet + 0.5 * motion.character.foot_length * motion.foot_rotation[..., :, 1]
+    report = {"frames": len(frames), "frame_range": [int(frames[0]), int(frames[-1])] if len(frames) else None,
+              "unit": "metres", "angle_unit": "degrees", "missing": list(binding.missing_parts),
+              "ball_skate": {}, "heel_skate": {}, "ball_off_footprint": {}, "leg_extension": {}, "below_ground": {},
+              "feet": {}}
+    for leg, foot in enumerate(feet):
+        detail = report["feet"][foot] = {"heel_point": "heel bone" if foot in binding.heels else "under the ankle"}
+        # The sole against the ground: the deepest point over every frame, stance or swing.
+        depth = sole_depth[:, :, leg]
+        point, row = np.unravel_index(np.argmax(depth), depth.shape)
+        report["below_ground"][foot] = float(max(depth[point, row], 0.0))
+        detail["below_ground"] = {"depth": report["below_ground"][foot], "frame": int(frames[row]),
+                                  "point": SOLE_POINTS[point]}
+        # The ankle over the ground at mid-stance against its rest height over the rest sole.
+        rest_height = scale * (rest["ankles"][foot][2] - rest["ground"])
+        error = ankles[:, leg, 2] - ankle_ground[:, leg] - rest_height
+        _size, frame, row = _extreme(np.abs(error), frames, flat[:, leg])
+        detail["ankle_height"] = None if row is None else {"error": float(error[row]), "frame": frame}
+        # Drift of the planted sole: the ball (carried by the toe, which stays on the ground at heel-off)
+        # over each footprint's stance, the heel while the heel is down.
+        stance = np.where(motion.contact[:, leg], motion.footprint[:, leg], -1)
+        ball_move, ball_row = stance_drift(soles[2, :, leg], stance)
+        heel_move, heel_row = stance_drift(soles[0, :, leg], np.where(flat[:, leg], stance, -1))
+        report["ball_skate"][foot], report["heel_skate"][foot] = ball_move, heel_move
+        detail["ball_drift"] = {"move": ball_move, "frame": None if ball_row is None else int(frames[ball_row])}
+        detail["heel_drift"] = {"move": heel_move, "frame": None if heel_row is None else int(frames[heel_row])}
         standing = motion.contact[:, leg]
-        for footprint in np.unique(motion.footprint[standing, leg]):
-            on = standing & (motion.footprint[:, leg] == footprint)
-            ball_skate = max(ball_skate, _largest_move(balls[on, leg]))
-            heel_skate = max(heel_skate, _largest_move(ankles[on & (motion.toe_pivot[:, leg] == 0.0), leg]))
-        report["ball_skate"][foot] = ball_skate
-        report["heel_skate"][foot] = heel_skate
         off = np.linalg.norm(balls[standing, leg, :2] - toes[standing, leg, :2], axis=1)
         report["ball_off_footprint"][foot] = float(off.max()) if off.size else 0.0
         reach = np.linalg.norm(hips[:, leg] - ankles[:, leg], axis=1) / (scale * rest["chains"][foot])
-        report["leg_extension"][foot] = float(reach.max())
-        heights = [(rotation @ (scale * (rest[kind][foot] - rest["support"][foot])))[2] for kind in ("balls", "ankles")]
-        depth = ground[:, :, leg] + np.array(heights)[:, None] - np.stack([balls[:, leg, 2], ankles[:, leg, 2]])
-        report["below_ground"][foot] = float(max(depth.max(), 0.0))
+        extension, frame, _row = _extreme(reach, frames, np.ones(len(frames), dtype=bool))
+        report["leg_extension"][foot] = extension
+        detail["leg_extension"] = {"max": extension, "frame": frame}
+        detail["knee"] = None if shins[foot] is None else _knee_report(
+            knee_flexion(matrices[:, index[binding.hips[foot]]], matrices[:, index[shins[foot]]],
+                         knee_bend_axis(binding, foot)), frames, motion.contact, leg)
     return report
 
 
-def _largest_move(points):
-    return float(np.linalg.norm(points - points[0], axis=1).max()) if len(points) > 1 else 0.0
+def _knee_report(flexion, frames, contact, leg):
+    everywhere = np.ones(len(frames), dtype=bool)
+    least, least_frame, _row = _extreme(flexion, frames, everywhere, largest=False)
+    stance, stance_frame, _row = _extreme(flexion, frames, contact[:, leg])
+    swing, swing_frame, _row = _extreme(flexion, frames, ~contact[:, leg])
+    late, late_frame, _row = _extreme(flexion, frames, single_support_late(contact, leg))
+    return {"min": least, "min_frame": least_frame, "stance_max": stance, "stance_max_frame": stance_frame,
+            "swing_peak": swing, "swing_peak_frame": swing_frame, "late_stance_max": late,
+            "late_stance_frame": late_frame}
 
 
 def measure_track(context, coll, rig, motion=None):

@@ -119,21 +119,81 @@ def report_lines(text):
 
 
 def rig_report_lines(text):
-    """Lines from a rig quality report (JSON), measured on the evaluated rig: foot skate, then per foot how
-    straight the leg gets (stretched past straight, if it was) and how deep the foot sinks (if it did)."""
+    """Lines from a rig quality report (JSON), measured on the evaluated rig: what the rig lacks, then per
+    foot the skate of the planted ball and heel, how straight the leg gets (stretched past straight, if it
+    was), how deep the sole sinks (which point, where), the ankle at mid-stance against its rest height and
+    the knee's flexion; each worst value with the frame to go and look at."""
+
+    def at(frame):
+        return "" if frame is None else f" (frame {frame})"
+
     if not text:
         return []
     report = json.loads(text)
-    lines = []
+    lines = [f"Rig lacks: {', '.join(report['missing'])}"] if report.get("missing") else []
     for foot, ball in report["ball_skate"].items():
-        lines.append(f"On the rig, foot {foot}: ball moves {ball * 1000:.2f} mm, heel {report['heel_skate'][foot] * 1000:.2f} mm")
-        if "leg_extension" not in report:  # measured by an earlier version
+        detail = report.get("feet", {}).get(foot)
+        if detail is None:  # measured by an earlier version
+            lines.append(f"On the rig, foot {foot}: ball moves {ball * 1000:.2f} mm, heel {report['heel_skate'][foot] * 1000:.2f} mm")
+            if "leg_extension" in report:
+                extension, depth = report["leg_extension"][foot], report["below_ground"][foot]
+                leg = f"stretched to {extension:.1%}" if extension > 1.0 else f"at most {extension:.1%} straight"
+                sunk = f", sinks {depth * 1000:.1f} mm into the ground" if depth > 1e-3 else ""
+                lines.append(f"  leg {foot} {leg}{sunk}")
             continue
-        extension, depth = report["leg_extension"][foot], report["below_ground"][foot]
-        leg = f"stretched to {extension:.1%}" if extension > 1.0 else f"at most {extension:.1%} straight"
-        sunk = f", sinks {depth * 1000:.1f} mm into the ground" if depth > 1e-3 else ""
-        lines.append(f"  leg {foot} {leg}{sunk}")
+        heel = "heel" if detail["heel_point"] == "heel bone" else "sole under the ankle (no heel bone)"
+        lines.append(f"On the rig, foot {foot}: ball moves {ball * 1000:.2f} mm{at(detail['ball_drift']['frame'])}, "
+                     f"{heel} {report['heel_skate'][foot] * 1000:.2f} mm{at(detail['heel_drift']['frame'])}")
+        extension = detail["leg_extension"]
+        leg = (f"stretched to {extension['max']:.1%}" if extension["max"] > 1.0
+               else f"at most {extension['max']:.1%} straight")
+        lines.append(f"  leg {foot} {leg}{at(extension['frame'])}")
+        sole = detail["below_ground"]
+        if sole["depth"] > 1e-3:
+            lines.append(f"  {sole['point']} {foot} sinks {sole['depth'] * 1000:.1f} mm into the ground{at(sole['frame'])}")
+        ankle = detail["ankle_height"]
+        if ankle is not None:
+            lines.append(f"  ankle {foot} at mid-stance {ankle['error'] * 1000:+.1f} mm from its rest height"
+                         f"{at(ankle['frame'])}")
+        knee = detail["knee"]
+        if knee is not None:
+            swing = f", swing peak {knee['swing_peak']:.0f}\N{DEGREE SIGN}" if knee["swing_peak"] is not None else ""
+            late = (f", late stance up to {knee['late_stance_max']:.0f}\N{DEGREE SIGN}{at(knee['late_stance_frame'])}"
+                    if knee["late_stance_max"] is not None else "")
+            stance = f", stance up to {knee['stance_max']:.0f}\N{DEGREE SIGN}" if knee["stance_max"] is not None else ""
+            bent = "hyperextended to" if knee["min"] < 0.0 else "least bent"
+            lines.append(f"  knee {foot} {bent} {knee['min']:.1f}\N{DEGREE SIGN}{at(knee['min_frame'])}{stance}{late}{swing}")
     return lines
+
+
+class FOOTPRINT_PT_body(_FootprintsPanel, bpy.types.Panel):
+    bl_label = "Body"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    @classmethod
+    def poll(cls, context):
+        return context.scene.footprint.active_track is not None
+
+    def draw_header_preset(self, context):
+        row = self.layout.row(align=True)
+        row.menu("FOOTPRINT_MT_body_presets", text="Presets")
+        row.operator("footprint.body_preset_add", text="", icon="ADD")
+        row.operator("footprint.body_preset_add", text="", icon="REMOVE").remove_active = True
+
+    def draw(self, context):
+        body = context.scene.footprint.active_track.footprint_track.body
+        self.layout.prop(body, "enabled")
+        groups = (("Arms", ("arm_swing", "elbow_flexion", "elbow_swing", "arm_abduction")),
+                  ("Trunk", ("torso_lean", "slope_lean", "torso_bounce", "chest_rotation")),
+                  ("Pelvis", ("pelvic_rotation", "pelvic_list")), ("Head", ("head_steady", "look_ahead")),
+                  ("Feet", ("heel_strike",)))
+        for title, names in groups:
+            box = self.layout.box()
+            box.enabled = body.enabled
+            box.label(text=title)
+            col = box.column(align=True)
+            for name in names:
+                col.prop(body, name)
 
 
 class FOOTPRINT_PT_running(_FootprintsPanel, bpy.types.Panel):

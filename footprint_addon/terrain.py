@@ -43,7 +43,8 @@ def _objects(terrain):
 
 class _Part:
     """One terrain object's evaluated mesh (modifiers included) in a BVH of its own space: BVHTree.FromObject
-    builds it in C, ten times faster than one tree of every object's triangles moved to world space."""
+    builds it in C (0.16 s for 720k triangles; one world-space tree of every object's triangles through
+    FromPolygons took 1.7 s)."""
 
     def __init__(self, evaluated, depsgraph):
         self.bvh = BVHTree.FromObject(evaluated, depsgraph)
@@ -134,12 +135,12 @@ def height_field(context, terrain, positions, owner):
     """The evaluated surface of the terrain (an object or several: see track_terrain) around the footprints
     at positions (F, 3) of the track owner (a collection: each track on a terrain keeps its own samples), as
     the solver's HeightField; None when no terrain object is evaluated (disabled in viewports, excluded):
-    the solver then takes the ground from the footprints. One vertical ray per grid cell within MARGIN of a footprint, from HEADROOM above the
-    footprints there; a cell's sample is kept until the terrain changes (forget) or its ray would start
-    elsewhere (a footprint nearby went up onto a bridge, say), also when footprints are added or removed
-    (the cells lie on a lattice fixed in the world): the same footprints give the same field whatever the
-    edits before. Cells no ray hits (past the mesh's edge), and cells away from every footprint, stand at
-    the lowest footprint's height."""
+    the solver then takes the ground from the footprints. One vertical ray per grid cell within MARGIN of a
+    footprint, from HEADROOM above the footprints there; a cell's sample is kept until the terrain changes
+    (forget) or its ray would start elsewhere (a footprint nearby went up onto a bridge, say), also when
+    footprints are added or removed (the cells lie on a lattice fixed in the world): the same footprints
+    give the same field whatever the edits before. Cells no ray hits (past the mesh's edge), and cells away
+    from every footprint, stand at the lowest footprint's height."""
     low_xy = positions[:, :2].min(axis=0) - MARGIN
     high_xy = positions[:, :2].max(axis=0) + MARGIN
     area = float(np.prod(high_xy - low_xy))

@@ -118,8 +118,10 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
         if self.terrain or self.terrain_collection:
             terrain = bpy.data.objects.get(self.terrain) if self.terrain else None
             ground = bpy.data.collections.get(self.terrain_collection) if self.terrain_collection else None
+        elif old is not None:
+            terrain, ground = old.footprint_track.terrain, old.footprint_track.terrain_collection
         else:
-            terrain, ground = (old.footprint_track.terrain, old.footprint_track.terrain_collection) if old else (None, None)
+            terrain = ground = None
         if self.terrain and (terrain is None or terrain.type != "MESH"):
             self.report({"ERROR"}, f"Terrain {self.terrain!r} is not a mesh object in this file")
             return {"CANCELLED"}

@@ -4,9 +4,9 @@ import bpy
 
 import os
 
-from . import cli, live, operators, properties, running_settings, ui
+from . import body_settings, cli, live, operators, properties, running_settings, ui
 
-classes = running_settings.classes + properties.classes + operators.classes + ui.classes
+classes = running_settings.classes + body_settings.classes + properties.classes + operators.classes + ui.classes
 # The extension root: Blender looks for presets/<subdir> below each registered preset path.
 PRESET_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -19,7 +19,7 @@ def register():
     operators.scrub.register_keymap()
     live.register()
     cli.register()
-    bpy.utils.register_preset_path(PRESET_ROOT)  # jog, sprint, bouncy run; users add their own beside them
+    bpy.utils.register_preset_path(PRESET_ROOT)  # running and body presets; users add their own beside them
 
 
 def unregister():

@@ -78,10 +78,7 @@ def solve_for_rig(context, coll, binding, previous=None, changed=None):
     """The track solved for the rig's own proportions, sampled at the scene's frames; from the previous
     motion's solution and around the changed span of seconds, when given (see biped.solve)."""
     track = scene_io.read_track(coll)
-    character = rig_character(binding, coll.footprint_track.character)
-    attributes = walking_attributes(coll)
-    if attributes is not None:
-        character = walking.character_with(character, attributes)
+    character = track_character(coll, binding)
     # The motion spans first contact to last lift-off (the schedule's bounds; the solve validates).
     if len(track) == 0:
         raise BakeError(f"track {coll.name!r} has no footprints")
@@ -92,6 +89,14 @@ def solve_for_rig(context, coll, binding, previous=None, changed=None):
     return frames, motion
 
 
+def track_character(coll, binding):
+    """The character a track is solved with on a rig: measured from its rest pose, with the track's walking
+    attributes that the COM solve sees (pelvic rotation and list, heel strike)."""
+    character = rig_character(binding, coll.footprint_track.character)
+    attributes = walking_attributes(coll)
+    return character if attributes is None else walking.character_with(character, attributes)
+
+
 def walking_attributes(coll):
     """The track's walking attributes (the Body panel), or None when they are switched off."""
     body = getattr(coll.footprint_track, "body", None)
@@ -99,9 +104,8 @@ def walking_attributes(coll):
 
 
 def solver_terrain(context, coll, track):
-    """The track's terrain as the solver reads it (a height field of the evaluated mesh), or None."""
-    terrain = coll.footprint_track.terrain
-    return None if terrain is None else terrain_module.height_field(context, terrain, track.positions, coll)
+    """The track's terrain as the solver reads it (a height field of its evaluated meshes), or None."""
+    return terrain_module.track_height_field(context, coll, track.positions)
 
 
 def write_action(rig, binding, name, frames, channels, rotations=None):

@@ -6,6 +6,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, PointerProperty
 from ..solver.character import ALL_FEET, PRESETS
 from ..solver.timing import GAITS
 from . import scene_io
+from .body_settings import BodySettings
 from .running_settings import RunningSettings
 
 FOOT_ITEMS = [
@@ -111,6 +112,8 @@ class TrackProperties(bpy.types.PropertyGroup):
                                 description="The quality report of the last bake or preview (JSON)")
     last_rig_report: StringProperty(name="Rig Quality Report", options={"HIDDEN"},
                                     description="Foot skate measured on the evaluated rig (JSON)")
+    body: PointerProperty(type=BodySettings, name="Body",
+                          description="Walking attributes: arms, trunk, head, heel strike and toe roll")
 
 
 class SceneProperties(bpy.types.PropertyGroup):

@@ -99,11 +99,18 @@ def frame_measures(motion: Motion, schedule, footprint_rotations, ground_height,
     residual = physics.nonphysical_force(physics.required_force(motion.com_acceleration), directions, motion.contact)
     tr = schedule.track
     half = 0.5 * ch.foot_length
-    # The point the foot pivots on stays on its footprint's: the toe, or the heel while the foot rolls down.
-    reach = np.where(motion.toe_pivot < 0.0, -ch.heel, half)[..., None]
-    toe_now = motion.feet + reach * motion.foot_rotation[..., :, 1]
+    # The point the foot pivots on stays on its footprint's: the ball joint (the sole's toe point for the
+    # presets), or the back of the heel while the foot rolls down after a heel strike.
+    rolling = motion.toe_pivot < 0.0
+    reach = np.where(rolling, -ch.heel, half)[..., None]
+    lift = np.where(rolling, 0.0, ch.ball_height)[..., None]
+
+    def pivot(position, frame):
+        return position + reach * frame[..., :, 1] + lift * frame[..., :, 2]
+
     fp = np.where(motion.contact, motion.footprint, 0)
-    toe_fp = tr.positions[fp] + reach * footprint_rotations[fp][..., :, 1]
+    toe_now = pivot(motion.feet, motion.foot_rotation)
+    toe_fp = pivot(tr.positions[fp], footprint_rotations[fp])
     return {
         "non_physical_force": np.linalg.norm(residual, axis=1) / GRAVITY,
         "leg_length": np.linalg.norm(motion.hips - support, axis=-1),

@@ -330,6 +330,6 @@ def draw_object_menu(self, context):
     self.layout.menu(FOOTPRINT_MT_tools.bl_idname)
 
 
-classes = (FOOTPRINT_PT_track, FOOTPRINT_PT_place, FOOTPRINT_PT_edit, FOOTPRINT_PT_rig, FOOTPRINT_PT_running,
-           FOOTPRINT_PT_running_attributes, FOOTPRINT_PT_footprint, FOOTPRINT_PT_timing, FOOTPRINT_MT_tools)
+classes = (FOOTPRINT_PT_track, FOOTPRINT_PT_place, FOOTPRINT_PT_edit, FOOTPRINT_PT_rig, FOOTPRINT_PT_body,
+           FOOTPRINT_PT_running, FOOTPRINT_PT_running_attributes, FOOTPRINT_PT_footprint, FOOTPRINT_PT_timing, FOOTPRINT_MT_tools)
 MENU_HOOKS = ((bpy.types.VIEW3D_MT_object, draw_object_menu),)

@@ -1,0 +1,16 @@
+import bpy
+settings = bpy.context.scene.footprint.active_track.footprint_track.body
+settings.enabled = True
+settings.arm_swing = 42.0
+settings.elbow_flexion = 35.0
+settings.elbow_swing = 25.0
+settings.arm_abduction = 8.0
+settings.torso_lean = 5.0
+settings.slope_lean = 0.4
+settings.torso_bounce = 2.0
+settings.pelvic_rotation = 11.0
+settings.pelvic_list = 7.0
+settings.chest_rotation = 9.0
+settings.head_steady = 0.9
+settings.look_ahead = 1.0
+settings.heel_strike = 20.0

@@ -1,0 +1,162 @@
+"""The whole body on a Rigify human from the bundled metarig: a straight walk at 1.3 m/s on flat ground,
+baked with the default walking attributes and measured on the evaluated deform bones against human gait
+norms (solver/body/walking.py cites them)."""
+
+import json
+import os
+import sys
+
+import bpy
+import numpy as np
+import pytest
+
+
+STEP, STEP_TIME, STANCE, WIDTH = 0.715, 0.55, 0.66, 0.19  # 1.3 m/s; stance 60 % of a 1.1 s stride
+
+
+def walk_document(steps=14, stand=0.0):
+    """A straight walk (left foot first); stand > 0: instead two footprints side by side for that long."""
+    if stand:
+        return {"format": "footprint-track", "version": 1, "footprints": [
+            {"foot": foot, "position": [x, 0.0, 0.0], "contact": 0.0, "liftoff": stand}
+            for foot, x in (("L", -WIDTH / 2), ("R", WIDTH / 2))]}
+    return {"format": "footprint-track", "version": 1, "footprints": [
+        {"foot": "LR"[i % 2], "position": [WIDTH / 2 * (-1) ** (i + 1), STEP * i, 0.0],
+         "contact": STEP_TIME * i, "liftoff": STEP_TIME * i + STANCE} for i in range(steps)]}
+
+
+@pytest.fixture
+def walk_scene(rigify_blend, tmp_path):
+    def make(document):
+        bpy.ops.wm.open_mainfile(filepath=rigify_blend)
+        path = tmp_path / "walk.json"
+        path.write_text(json.dumps(document))
+        bpy.ops.mesh.primitive_plane_add(size=60.0, location=(0.0, 10.0, 0.0))
+        plane = bpy.context.active_object
+        assert bpy.ops.footprint.import_json(filepath=str(path)) == {"FINISHED"}
+        coll = bpy.context.scene.footprint.active_track
+        coll.footprint_track.terrain = plane
+        return coll, bpy.data.objects["rig"]
+    return make
+
+
+BONES = ["DEF-thigh.L", "DEF-shin.L", "DEF-foot.L", "DEF-toe.L", "ORG-heel.02.L", "DEF-thigh.R", "DEF-shin.R",
+         "DEF-foot.R", "DEF-toe.R", "ORG-heel.02.R", "DEF-upper_arm.L", "DEF-forearm.L", "DEF-upper_arm.R",
+         "DEF-spine", "DEF-spine.003"]
+
+
+def evaluated_matrices(rig, frames):
+    """World matrices {bone: (frames, 4, 4)} of the evaluated rig."""
+    scene = bpy.context.scene
+    out = np.zeros((len(frames), len(BONES), 4, 4))
+    for i, frame in enumerate(frames):
+        scene.frame_set(int(frame))
+        evaluated = rig.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        world = np.array(evaluated.matrix_world)
+        out[i] = [world @ np.array(evaluated.pose.bones[name].matrix) for name in BONES]
+    return dict(zip(BONES, np.moveaxis(out, 1, 0)))
+
+
+def sagittal(direction):
+    """Degrees of a bone's direction forward of straight down, in the walk's sagittal plane (+Y)."""
+    return np.degrees(np.arctan2(direction[:, 1], -direction[:, 2]))
+
+
+def yaw(matrices):
+    x = matrices[:, :3, 0]
+    return np.degrees(np.unwrap(np.arctan2(x[:, 1], x[:, 0])))
+
+
+def sole_points(rig, matrices, bone):
+    """World points (frames, 2) z of the sole under a bone's head and tail, carried by the bone."""
+    data = rig.data.bones[bone]
+    rest = np.array(data.matrix_local)
+    heights = []
+    for point in (np.array(data.head_local), np.array(data.tail_local)):
+        sole = np.append(point[:2], [0.0, 1.0])  # the rest sole is at z = 0 (Rigify's heel bone)
+        heights.append((matrices[bone] @ (np.linalg.inv(rest) @ sole))[:, 2])
+    return np.stack(heights, axis=1)
+
+
+def bake_walk(addon, make, document):
+    coll, rig = make(document)
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    motion = sys.modules[f"{addon}.footprint_addon.solved"].last_motion(coll)
+    frames = np.rint(bpy.context.scene.frame_start + motion.times * bpy.context.scene.render.fps).astype(int)
+    return coll, rig, motion, evaluated_matrices(rig, frames)
+
+
+def test_a_walk_swings_its_arms_turns_its_pelvis_and_keeps_its_feet_on_the_ground(addon, walk_scene):
+    _coll, rig, motion, m = bake_walk(addon, walk_scene, walk_document())
+    steady = (motion.times > 2 * STEP_TIME) & (motion.times < motion.times[-1] - 2 * STEP_TIME)
+    y = {name: mats[:, :3, 1] for name, mats in m.items()}
+    # Arms: 20-40 degrees of shoulder swing against the same-side thigh, elbows flexed (Murray et al. 1967).
+    arm, thigh = sagittal(y["DEF-upper_arm.L"])[steady], sagittal(y["DEF-thigh.L"])[steady]
+    assert 20.0 <= np.ptp(arm) <= 40.0
+    assert np.corrcoef(arm, thigh)[0, 1] < -0.5
+    right_arm, right_thigh = sagittal(y["DEF-upper_arm.R"])[steady], sagittal(y["DEF-thigh.R"])[steady]
+    assert np.corrcoef(right_arm, right_thigh)[0, 1] < -0.5 and np.corrcoef(arm, right_arm)[0, 1] < -0.5
+    elbow = np.degrees(np.arccos(np.clip(np.einsum("nd,nd->n", y["DEF-upper_arm.L"], y["DEF-forearm.L"]), -1, 1)))
+    assert elbow[steady].min() > 10.0
+    # Pelvis: 30-60 mm up and down over the steady walk (per step it is still 14-33 mm: the COM spline's one
+    # segment per step cannot vault); rotation of at least 6 degrees, the chest counter-rotating.
+    pelvis = m["DEF-spine"][steady, 2, 3]
+    assert 0.030 <= np.ptp(pelvis) <= 0.060
+    pelvis_yaw, chest_yaw = yaw(m["DEF-spine"])[steady], yaw(m["DEF-spine.003"])[steady]
+    assert np.ptp(pelvis_yaw) >= 6.0
+    assert np.corrcoef(pelvis_yaw, chest_yaw)[0, 1] < -0.3
+    # Feet: no sole point (heel, ball, toe tip) more than 2 mm under the ground at any frame; the ankle at
+    # its rest height in flat-foot stance; the ball and heel still while down.
+    rest_ankle = rig.data.bones["DEF-foot.L"].head_local[2]
+    for leg, side in enumerate("LR"):
+        soles = np.concatenate([sole_points(rig, m, f"{part}.{side}") for part in ("DEF-foot", "DEF-toe",
+                                                                                     "ORG-heel.02")], axis=1)
+        assert soles.min() > -0.002
+        flat = motion.contact[:, leg] & (motion.toe_pivot[:, leg] == 0.0)
+        assert np.abs(m[f"DEF-foot.{side}"][flat, 2, 3] - rest_ankle).max() < 0.003
+        for fp in np.unique(motion.footprint[motion.contact[:, leg], leg]):
+            on = motion.contact[:, leg] & (motion.footprint[:, leg] == fp)
+            ball = m[f"DEF-toe.{side}"][on & (motion.toe_pivot[:, leg] >= 0.0), :3, 3]
+            heel = m[f"ORG-heel.02.{side}"][on & (motion.toe_pivot[:, leg] <= 0.0), :3, 3]
+            for points in (ball, heel):
+                assert len(points) < 2 or np.linalg.norm(points - points[0], axis=1).max() <= 0.001
+    # The toes bend at heel-off (the toe control keyed) and the knee never bends backwards.
+    toe_bend = np.degrees(np.arccos(np.clip(np.einsum("nd,nd->n", y["DEF-foot.L"], y["DEF-toe.L"]), -1, 1)))
+    assert toe_bend.max() - toe_bend.min() > 20.0
+    for side in "LR":
+        thigh_y, shin_y = y[f"DEF-thigh.{side}"], y[f"DEF-shin.{side}"]
+        sign = np.sign(np.einsum("nd,nd->n", np.cross(thigh_y, shin_y), m[f"DEF-thigh.{side}"][:, :3, 0]))
+        knee = sign * np.degrees(np.arccos(np.clip(np.einsum("nd,nd->n", thigh_y, shin_y), -1, 1)))
+        assert knee.min() > -1.0
+
+
+def test_arms_are_still_when_standing(addon, walk_scene):
+    _coll, _rig, motion, m = bake_walk(addon, walk_scene, walk_document(stand=2.0))
+    direction = m["DEF-upper_arm.L"][:, :3, 1]
+    assert np.ptp(sagittal(direction)) < 1.0
+    from_down = np.degrees(np.arccos(-direction[:, 2]))
+    assert from_down.max() < 15.0  # hanging by the side, not held out in the rest A-pose (about 60 degrees)
+
+
+def test_walking_attributes_off_bake_legs_only_and_presets_match_the_solver(addon, walk_scene):
+    coll, rig = walk_scene(walk_document(steps=6))
+    body = coll.footprint_track.body
+    body.enabled = False
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    action = rig.animation_data.nla_tracks[0].strips[0].action
+    fcurves = sys.modules[f"{addon}.footprint_addon.animation"].action_fcurves(action)
+    keyed = {fc.data_path.split('"')[1] for fc in fcurves if fc.data_path.startswith("pose.bones")}
+    assert not keyed & {"upper_arm_fk.L", "chest", "head", "toe_ik.L"}
+    body.enabled = True
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    action = rig.animation_data.nla_tracks[0].strips[0].action
+    fcurves = sys.modules[f"{addon}.footprint_addon.animation"].action_fcurves(action)
+    keyed = {fc.data_path.split('"')[1] for fc in fcurves if fc.data_path.startswith("pose.bones")}
+    assert {"upper_arm_fk.L", "forearm_fk.R", "chest", "head", "toe_ik.L", "toe_ik.R"} <= keyed
+    # The shipped presets set exactly the solver's preset values.
+    walking = sys.modules[f"{addon}.solver.body.walking"]
+    for name, attributes in walking.PRESETS.items():
+        path = os.path.join(os.path.dirname(sys.modules[addon].__file__), "presets", "footprint_body", f"{name}.py")
+        bpy.ops.script.execute_preset(filepath=path, menu_idname="FOOTPRINT_MT_body_presets")
+        assert body.enabled and all(abs(getattr(body, key) - getattr(attributes, key)) < 1e-5
+                                    for key in walking.ATTRIBUTE_NAMES), name

@@ -146,6 +146,15 @@ def stance_drift(points, phases):
     return worst, row
 
 
+def _footprint_toes(motion):
+    """(N, L, 2) seen from above, the toe of the footprint each foot stands on (where the ball joint stands
+    on it, and stays while the heel lifts about it), or NaN off footprints."""
+    track = motion.track
+    forward = np.stack([-np.sin(track.headings), np.cos(track.headings)], axis=1)
+    toes = track.positions[:, :2] + 0.5 * motion.character.foot_length * forward
+    return np.where((motion.footprint >= 0)[..., None], toes[np.maximum(motion.footprint, 0)], np.nan)
+
+
 def _unit(v):
     return v / np.linalg.norm(v, axis=-1, keepdims=True)
 
@@ -168,9 +177,11 @@ def measure(context, binding, motion, frames, terrain=None):
         height field, or without one the footprints, as the solver's report), 0 when never; which point.
     ankle_height: at mid-stance (the foot flat on its footprint) the ankle's height over the ground minus
         its rest height over the rest sole, the largest in size (signed: + the ankle rides high).
-    ball_skate / heel_skate: how far the sole under the ball moves while the foot stands on one footprint,
-        and the heel while it is also flat, heel down, from where it stood at the stance's start.
-    ball_off_footprint: how far, seen from above, the ball joint is from the toe of its footprint.
+    ball_skate / heel_skate: how far the sole under the ball moves while it is planted on one footprint
+        (the foot on it, not rolling down from a heel strike), and the sole at the back of the heel while it
+        is (the foot on it, the heel not lifted), from where each was planted.
+    ball_off_footprint: how far, seen from above, the ball joint is from the toe of its footprint while
+        the ball is planted.
     leg_extension: the largest hip-to-ankle distance over thigh + shin (1: straight; above: stretched).
     knee: flexion (0 straight, negative hyperextended): the least, the most in stance, the peak in swing,
         the most over mid/terminal stance (the second half of single support).
@@ -194,8 +205,8 @@ def measure(context, binding, motion, frames, terrain=None):
     schedule = None if terrain is not None else build_schedule(motion.track, motion.character)
     sole_depth = depth_below(ground_under_feet(motion, schedule, terrain, soles), soles[..., 2])  # (4, N, L)
     ankle_ground = ground_under_feet(motion, schedule, terrain, ankles[None])[0]  # (N, L)
-    flat = heel_down(motion)
-    toes = motion.feet + 0.5 * motion.character.foot_length * motion.foot_rotation[..., :, 1]
+    flat = heel_down(motion)  # mid-stance: the whole sole on the footprint
+    footprint_toes = _footprint_toes(motion)
     report = {"frames": len(frames), "frame_range": [int(frames[0]), int(frames[-1])] if len(frames) else None,
               "unit": "metres", "angle_unit": "degrees", "missing": list(binding.missing_parts),
               "ball_skate": {}, "heel_skate": {}, "ball_off_footprint": {}, "leg_extension": {}, "below_ground": {},
@@ -213,16 +224,17 @@ def measure(context, binding, motion, frames, terrain=None):
         error = ankles[:, leg, 2] - ankle_ground[:, leg] - rest_height
         _size, frame, row = _extreme(np.abs(error), frames, flat[:, leg])
         detail["ankle_height"] = None if row is None else {"error": float(error[row]), "frame": frame}
-        # Drift of the planted sole: the ball (carried by the toe, which stays on the ground at heel-off)
-        # over each footprint's stance, the heel while the heel is down.
-        stance = np.where(motion.contact[:, leg], motion.footprint[:, leg], -1)
-        ball_move, ball_row = stance_drift(soles[2, :, leg], stance)
-        heel_move, heel_row = stance_drift(soles[0, :, leg], np.where(flat[:, leg], stance, -1))
+        # Drift of the planted sole, from where it was planted on each footprint: the ball (carried by the
+        # toe, which stays on the ground at heel-off) once the foot has rolled down from a heel strike; the
+        # heel until it lifts (it rolls about it at a heel strike).
+        ball_planted = motion.contact[:, leg] & (motion.toe_pivot[:, leg] >= 0.0)
+        heel_planted = motion.contact[:, leg] & (motion.toe_pivot[:, leg] <= 0.0)
+        ball_move, ball_row = stance_drift(soles[2, :, leg], np.where(ball_planted, motion.footprint[:, leg], -1))
+        heel_move, heel_row = stance_drift(soles[0, :, leg], np.where(heel_planted, motion.footprint[:, leg], -1))
         report["ball_skate"][foot], report["heel_skate"][foot] = ball_move, heel_move
         detail["ball_drift"] = {"move": ball_move, "frame": None if ball_row is None else int(frames[ball_row])}
         detail["heel_drift"] = {"move": heel_move, "frame": None if heel_row is None else int(frames[heel_row])}
-        standing = motion.contact[:, leg]
-        off = np.linalg.norm(balls[standing, leg, :2] - toes[standing, leg, :2], axis=1)
+        off = np.linalg.norm(balls[ball_planted, leg, :2] - footprint_toes[ball_planted, leg], axis=1)
         report["ball_off_footprint"][foot] = float(off.max()) if off.size else 0.0
         reach = np.linalg.norm(hips[:, leg] - ankles[:, leg], axis=1) / (scale * rest["chains"][foot])
         extension, frame, _row = _extreme(reach, frames, np.ones(len(frames), dtype=bool))

@@ -60,32 +60,29 @@ def rig_report():
 
 def test_a_sunk_foot_is_measured_at_its_sole_with_its_frame(addon, rig_scene):
     """The right foot's control keyed 17 mm lower over the whole bake: its sole goes 17 mm under the
-    ground, the left foot's stays on it; the report names the point and a frame of the motion."""
+    ground, the left foot's stays on it; the report names the point and a frame of the motion, and the
+    right ankle rides 17 mm low at mid-stance."""
     binding, frames, motion = baked(addon, rig_scene)
-    # Frames with every heel down or in the air: the bake keeps the toe rigid at heel-off, where the toe tip
-    # dips (measured on the whole motion below).
-    level = (motion.toe_pivot == 0.0).all(axis=1)
-    before = measured_on(addon, binding, motion, frames, level)
-    assert max(before["below_ground"].values()) < 1e-3
     assert bpy.ops.footprint.measure_rig() == {"FINISHED"}
-    whole = rig_report()
+    before = rig_report()
+    assert max(before["below_ground"].values()) < 1e-3
+    assert max(abs(before["feet"][foot]["ankle_height"]["error"]) for foot in "LR") < 1e-3
     curve = baked_curve(addon, rig_scene, 'pose.bones["foot_ik.R"].location', 2)
     for key in curve.keyframe_points:
         key.co[1] -= 0.017
     curve.update()
-    after = measured_on(addon, binding, motion, frames, level)
+    assert bpy.ops.footprint.measure_rig() == {"FINISHED"}
+    after = rig_report()
     assert 0.016 <= after["below_ground"]["R"] <= 0.019 and after["below_ground"]["L"] < 1e-3
     deepest = after["feet"]["R"]["below_ground"]
-    assert deepest["depth"] == after["below_ground"]["R"] and deepest["frame"] in frames[level]
+    assert deepest["depth"] == after["below_ground"]["R"] and deepest["frame"] in frames
     assert deepest["point"] in ("heel", "ball", "toe")
-    # Over the whole motion (Measure on Rig): the right foot at least as deep, the left one unchanged.
-    assert bpy.ops.footprint.measure_rig() == {"FINISHED"}
-    sunk = rig_report()
-    assert sunk["below_ground"]["R"] >= 0.016 and sunk["feet"]["R"]["below_ground"]["frame"] in frames
-    assert sunk["below_ground"]["L"] == pytest.approx(whole["below_ground"]["L"], abs=1e-6)
-    lines = module(addon, "footprint_addon.ui.panels").rig_report_lines(json.dumps(sunk))
-    where = sunk["feet"]["R"]["below_ground"]
-    assert f"  {where['point']} R sinks {where['depth'] * 1000:.1f} mm into the ground (frame {where['frame']})" in lines
+    ankle = after["feet"]["R"]["ankle_height"]
+    assert ankle["error"] == pytest.approx(-0.017, abs=1e-3)
+    assert ankle["frame"] in frames[module(addon, "footprint_addon.rig_quality").heel_down(motion)[:, 1]]
+    lines = module(addon, "footprint_addon.ui.panels").rig_report_lines(json.dumps(after))
+    assert f"  {deepest['point']} R sinks {deepest['depth'] * 1000:.1f} mm into the ground (frame {deepest['frame']})" in lines
+    assert f"  ankle R at mid-stance {ankle['error'] * 1000:+.1f} mm from its rest height (frame {ankle['frame']})" in lines
 
 
 def test_a_toe_bent_into_the_ground_is_measured_at_its_tip(addon, rig_scene):

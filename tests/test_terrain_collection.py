@@ -109,7 +109,7 @@ def test_editing_the_terrain_collection_re_solves_the_live_preview(addon, fig1_o
     the slab 50 cm re-solves the preview once, on the raised ground (the COM's least clearance 50 cm less);
     disabling the slab in viewports re-solves it on the plane; linking another object to the collection
     re-solves it too; an object outside it does nothing."""
-    live, solved = modules(addon, "footprint_addon.live", "footprint_addon.solved")
+    live, solved, terrain = modules(addon, "footprint_addon.live", "footprint_addon.solved", "footprint_addon.terrain")
     coll = fig1_on_a_rig
     ground, _plane, slab = ground_and_step((-3.0, -3.0, -0.3), (3.0, 10.0, 0.0))
     coll.footprint_track.terrain_collection = ground

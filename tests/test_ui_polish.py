@@ -50,8 +50,6 @@ def test_every_visible_operator_property_has_a_description(addon):
     assert {name: undescribed(rna) for name, rna in operators.items() if undescribed(rna)} == {}
 
 
-@pytest.mark.xfail(reason="operators/generate.py belongs to another engineer, who is adding its descriptions; "
-                          "drop this mark once that lands", strict=False)
 def test_generate_along_curve_properties_have_descriptions(addon):
     assert undescribed(bpy.ops.footprint.generate_along_curve.get_rna_type()) == []
 

@@ -86,19 +86,25 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
                                description="Distance along the curve between successive footprints")
     step_width: FloatProperty(name="Step Width", default=0.2, min=0.0, soft_max=1.0, unit="LENGTH",
                               description="Sideways distance between left and right footprints")
-    start_foot: EnumProperty(name="Start Foot", items=[("L", "Left", ""), ("R", "Right", "")], default="L")
+    start_foot: EnumProperty(name="Start Foot", default="L", description="The foot of the first footprint",
+                             items=[("L", "Left", "The left foot steps first"),
+                                    ("R", "Right", "The right foot steps first")])
     fill: BoolProperty(name="Fill Curve", default=True, description="As many steps as fit on the curve")
     steps: IntProperty(name="Steps", default=8, min=1, soft_max=200, description="Number of footprints")
-    gait: EnumProperty(name="Gait", items=GAIT_ITEMS, default="walk")
+    gait: EnumProperty(name="Gait", items=GAIT_ITEMS, default="walk",
+                       description="How the footprints are timed from their step lengths (vdP97 §4.1)")
     runner: BoolProperty(name="RUNNER Run", default=False,
                          description="Step length and timing from Bruderlin and Calvert's running equations at "
                                      "the speed below (overrides step length and gait)")
-    speed_kmh: FloatProperty(name="Speed (km/h)", default=12.0, min=3.0, max=40.0)
+    speed_kmh: FloatProperty(name="Speed (km/h)", default=12.0, min=3.0, max=40.0,
+                             description="RUNNER Run: running speed, kilometres per hour (sets step length "
+                             "and timing, B&C 1996 eqs. 1-6)")
     run_start: BoolProperty(name="Start Standing", default=False,
                             description="RUNNER run: accelerate from standing on both feet")
     run_stop: BoolProperty(name="Stop Standing", default=False,
                            description="RUNNER run: slow down to standing on both feet")
-    character: EnumProperty(name="Character", items=PRESET_ITEMS, default="human")
+    character: EnumProperty(name="Character", items=PRESET_ITEMS, default="human",
+                            description="Character preset of a new track: its leg length scales the timing")
     new_track: BoolProperty(name="New Track", default=True,
                             description="Make a new track; off: replace the active track's footprints")
     terrain: StringProperty(name="Terrain",

@@ -1,6 +1,11 @@
 """'Set up Leg IK' for plain armatures (Mixamo-named or with plain thigh/shin/foot/toe bones): adds one
-IK control per foot and a knee pole, IK constraints on the shins (the pole rides with its foot control), and stores the resulting mapping on the
-armature so the bake finds it."""
+IK control per foot and a knee pole, IK constraints on the shins (the pole rides with its foot control), and
+stores the resulting mapping on the armature so the bake finds it: legs, and the toes and upper body (chest,
+neck, head, arms) where the armature has them.
+
+Up and forward are the rig's own, whatever its armature axes: an FBX import (Mixamo) turns a Y-up armature
+90 degrees about X on its object, so the armature's up is the world's up taken back through the object's
+rotation, and forward is the way the toes point, level."""
 
 from __future__ import annotations
 
@@ -16,14 +21,24 @@ POLE = "FP-knee_pole.{side}"
 CONSTRAINT = "Footprint IK"
 NAMING = (  # (thigh, shin, foot, toe) per side, and the body bone; {p} is a Mixamo prefix such as 'mixamorig:'
     {"L": ("{p}LeftUpLeg", "{p}LeftLeg", "{p}LeftFoot", "{p}LeftToeBase"),
-     "R": ("{p}RightUpLeg", "{p}RightLeg", "{p}RightFoot", "{p}RightToeBase"), "body": "{p}Hips"},
+     "R": ("{p}RightUpLeg", "{p}RightLeg", "{p}RightFoot", "{p}RightToeBase"), "body": "{p}Hips",
+     "upper_body": {"chest": "{p}Spine2", "neck": "{p}Neck", "head": "{p}Head",
+                    "arms": {"L": ["{p}LeftArm", "{p}LeftForeArm"], "R": ["{p}RightArm", "{p}RightForeArm"]}}},
     {"L": ("thigh.L", "shin.L", "foot.L", "toe.L"), "R": ("thigh.R", "shin.R", "foot.R", "toe.R"),
-     "body": None},
+     "body": None, "upper_body": {"chest": "chest", "neck": "neck", "head": "head",
+                                  "arms": {"L": ["upper_arm.L", "forearm.L"], "R": ["upper_arm.R", "forearm.R"]}}},
 )
 
 
 def find_legs(arm):
     """(leg chains per side, body bone) from bone names, or MissingBonesError naming what was looked for."""
+    legs, body, _upper = _find(arm)
+    return legs, body
+
+
+def _find(arm):
+    """find_legs, and the upper body the bake animates (chest, neck, head, arms {side: [upper arm, forearm]})
+    of the bones the armature has under the naming its legs matched ({} when it has none)."""
     names = set(arm.bones.keys())
     prefixes = {m.group(1) for n in names for m in [re.match(r"^(.*?)Hips$", n)] if m} | {""}
     tried = []
@@ -36,7 +51,13 @@ def find_legs(arm):
                 body = scheme["body"].format(p=p) if scheme["body"] else (thigh.parent.name if thigh.parent else None)
                 if body is None or body not in names:
                     raise MissingBonesError(f"armature has legs but no body bone above {thigh.name!r}")
-                return legs, body
+                upper = {part: scheme["upper_body"][part].format(p=p) for part in ("chest", "neck", "head")}
+                upper = {part: name for part, name in upper.items() if name in names}
+                arms = {side: [n.format(p=p) for n in pair] for side, pair in scheme["upper_body"]["arms"].items()}
+                arms = {side: pair for side, pair in arms.items() if all(n in names for n in pair)}
+                if arms:
+                    upper["arms"] = arms
+                return legs, body, upper
             tried.append(", ".join(n for n in wanted if n not in names))
     raise MissingBonesError(f"no leg chains found; missing: {tried[0]}")
 
@@ -49,18 +70,34 @@ def pole_angle(base, tip_head, pole):
     return -angle if base.x_axis.cross(projected).dot(base.y_axis) > 0 else angle
 
 
+def rig_axes(obj, edit, legs):
+    """The rig's up and forward in armature space: the world's up taken back through the object's rotation
+    (scale removed; an FBX import turns a Y-up armature 90 degrees about X), and the toes' mean direction
+    (ankle to ball) made level; for feet with no level direction, the world's -Y (Blender's front view)."""
+    to_armature = obj.matrix_world.to_3x3().normalized().inverted()
+    up = (to_armature @ Vector((0.0, 0.0, 1.0))).normalized()
+    toes = Vector((0.0, 0.0, 0.0))
+    for _thigh, _shin, foot, toe in legs.values():
+        toes += (edit[toe].head - edit[foot].head).normalized()
+    forward = toes - toes.dot(up) * up
+    if forward.length < 1e-6:
+        forward = to_armature @ Vector((0.0, -1.0, 0.0))
+    return up, forward.normalized()
+
+
 def set_up(obj):
     """Edit the armature: controls, poles and constraints. Returns the mapping it stored."""
     import bpy
 
     arm = obj.data
-    legs, body = find_legs(arm)
+    legs, body, upper = _find(arm)
     previous_mode = obj.mode
     pole_angles = {}
     bpy.context.view_layer.objects.active = obj
     bpy.ops.object.mode_set(mode="EDIT")
     try:
         edit = arm.edit_bones
+        up, forward = rig_axes(obj, edit, legs)
         for side, (thigh, shin, foot, _toe) in legs.items():
             thigh_b, shin_b, foot_b = edit[thigh], edit[shin], edit[foot]
             control = edit.get(CONTROL.format(side=side)) or edit.new(CONTROL.format(side=side))
@@ -68,13 +105,12 @@ def set_up(obj):
             control.parent, control.use_deform = None, False
             knee = shin_b.head
             leg_length = (thigh_b.head - foot_b.head).length
-            forward = Vector((foot_b.tail - foot_b.head).to_2d().to_3d()).normalized()
-            bend = (knee - (thigh_b.head + foot_b.head) / 2)
-            bend.z = 0.0
-            front = bend.normalized() if bend.length > 1e-4 else forward
+            # The pole straight ahead of the knee, level with it in the rig's own frame: knees bend forward.
+            # (The rest knee's own small offset from the hip-ankle line, often sideways or along the leg,
+            # says nothing reliable about where it bends; the pole angle keeps the rest pose exactly.)
             pole = edit.get(POLE.format(side=side)) or edit.new(POLE.format(side=side))
-            pole.head = knee + front * 0.5 * leg_length
-            pole.tail = pole.head + Vector((0.0, 0.0, 0.1 * leg_length))
+            pole.head = knee + forward * 0.5 * leg_length
+            pole.tail = pole.head + up * 0.1 * leg_length
             pole.parent, pole.use_deform = control, False  # the knee points where the foot goes
             pole_angles[side] = pole_angle(thigh_b, foot_b.head, pole.head)
     finally:
@@ -92,7 +128,11 @@ def set_up(obj):
         rot.target, rot.subtarget = obj, CONTROL.format(side=side)
         for name in (CONTROL.format(side=side), POLE.format(side=side)):
             obj.pose.bones[name].rotation_mode = "QUATERNION"
-    obj.pose.bones[body].rotation_mode = "QUATERNION"
+    # The bones the bake turns (body, toes, upper body) take quaternions, as the controls do.
+    arms = [bone for pair in upper.get("arms", {}).values() for bone in pair]
+    for name in [body, *(chain[3] for chain in legs.values()),
+                 *(upper[part] for part in ("chest", "neck", "head") if part in upper), *arms]:
+        obj.pose.bones[name].rotation_mode = "QUATERNION"
     bpy.ops.object.mode_set(mode=previous_mode if previous_mode in {"OBJECT", "POSE"} else "OBJECT")
     mapping = {
         "name": "Leg IK set up by Footprint Locomotion",
@@ -101,9 +141,10 @@ def set_up(obj):
         "hips": {side: chain[0] for side, chain in legs.items()},
         "ankles": {side: chain[2] for side, chain in legs.items()},
         "balls": {side: chain[3] for side, chain in legs.items()},
+        "toes": {side: chain[3] for side, chain in legs.items()},  # bent at heel-off (the toes stay down)
         "com_offset": [0.0, 0.0, 0.0],
     }
+    if upper:
+        mapping["upper_body"] = upper
     arm[MAPPING_KEY] = json.dumps(mapping)
     return mapping
-
-

@@ -17,7 +17,9 @@ import numpy as np
 from ..solver.motion import ground_under_feet
 from ..solver.schedule import build_schedule
 from . import bake, scene_clock, solved
+from . import terrain as terrain_module
 
+RAY_START = 0.25  # metres above a sole point where its ray down starts (below a bridge deck over the foot)
 SOLE_POINTS = ("heel", "ball", "ball", "toe")  # the order of sole_layout's points (the ball twice: foot, toe)
 
 
@@ -169,12 +171,22 @@ def _extreme(values, frames, mask, largest=True):
     return float(values[row]), int(frames[row]), int(row)
 
 
-def measure(context, binding, motion, frames, terrain=None):
+def ground_by_rays(probe, points, fallback):
+    """The terrain's height (...) straight under points (..., 3), by Blender's own ray casts from a little
+    above each (what the viewer sees: a height field's cells blur a riser's edge over their width); where a
+    ray finds nothing, the fallback heights (...)."""
+    flat = points.reshape(-1, 3)
+    hit, found, _normals = probe.project(flat[:, :2], flat[:, 2] + RAY_START)
+    return np.where(hit, found[:, 2], np.asarray(fallback).reshape(-1)).reshape(points.shape[:-1])
+
+
+def measure(context, binding, motion, frames, terrain=None, probe=None):
     """The rig's quality over the motion's frames (the scene frames its rows were sampled at), per foot,
     in metres and degrees, each worst value with its frame:
 
-    below_ground: the deepest any sole point (heel, ball, toe tip) comes under the terrain (the solver's
-        height field, or without one the footprints, as the solver's report), 0 when never; which point.
+    below_ground: the deepest any sole point (heel, ball, toe tip) comes under the terrain (Blender's ray
+        casts when a probe of the track's terrain is given, else the solver's height field, or without one
+        the footprints, as the solver's report), 0 when never; which point.
     ankle_height: at mid-stance (the foot flat on its footprint) the ankle's height over the ground minus
         its rest height over the rest sole, the largest in size (signed: + the ankle rides high).
     ball_skate / heel_skate: how far the sole under the ball moves while it is planted on one footprint
@@ -203,8 +215,12 @@ def measure(context, binding, motion, frames, terrain=None):
     scale = bake.world_rest(binding)["object"][2]
     rest = binding.measurements
     schedule = None if terrain is not None else build_schedule(motion.track, motion.character)
-    sole_depth = depth_below(ground_under_feet(motion, schedule, terrain, soles), soles[..., 2])  # (4, N, L)
+    sole_ground = ground_under_feet(motion, schedule, terrain, soles)
     ankle_ground = ground_under_feet(motion, schedule, terrain, ankles[None])[0]  # (N, L)
+    if probe is not None:
+        sole_ground = ground_by_rays(probe, soles, sole_ground)
+        ankle_ground = ground_by_rays(probe, ankles, ankle_ground)
+    sole_depth = depth_below(sole_ground, soles[..., 2])  # (4, N, L)
     flat = heel_down(motion)  # mid-stance: the whole sole on the footprint
     footprint_toes = _footprint_toes(motion)
     report = {"frames": len(frames), "frame_range": [int(frames[0]), int(frames[-1])] if len(frames) else None,
@@ -268,6 +284,8 @@ def measure_track(context, coll, rig, motion=None):
     if motion is None:
         _frames, motion = bake.solve_for_rig(context, coll, binding)
     frames = [scene_clock.frame(context.scene, t) for t in motion.times]
-    report = measure(context, binding, motion, frames, bake.solver_terrain(context, coll, motion.track))
+    objects = terrain_module.track_terrain(coll)
+    probe = terrain_module.TerrainProbe(objects, context.evaluated_depsgraph_get()) if objects else None
+    report = measure(context, binding, motion, frames, bake.solver_terrain(context, coll, motion.track), probe)
     coll.footprint_track.last_rig_report = json.dumps(report)
     return report

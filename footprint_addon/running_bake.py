@@ -12,15 +12,13 @@ from . import animation, bake, scene_clock
 from .ownership import BAKE_TRACK
 from .running_upper_body import upper_body_channels
 from .rigs import bind
-from .rigs.binding import REACH_FRACTION
 
 RUN_KEY = "footprint_run"  # on the actions this makes: "in place" or "root motion"
 LOOPS = 4
 
 
-def rig_leg_geometry(character, knee_bend_degrees=10.0):
-    """RUNNER's leg lengths from the rig: thigh + shin, the knee bent at heel-strike by the attribute."""
-    chain = character.ankle_reach / REACH_FRACTION  # the rig character's reach stops short of thigh + shin
+def rig_leg_geometry(character, chain, knee_bend_degrees=10.0):
+    """RUNNER's leg lengths from the rig: thigh + shin (chain), the knee bent at heel-strike by the attribute."""
     half = 0.5 * chain
     heel_strike = math.sqrt(2 * half * half * (1 + math.cos(math.radians(knee_bend_degrees))))
     ankle_height = character.ankle_offset[2]
@@ -33,7 +31,8 @@ def bake_cycle(context, rig, params, in_place=True, attributes=None):
     binding = bind(rig)
     character = bake.rig_character(binding)
     attributes = natural_attributes(params) if attributes is None else attributes
-    legs = rig_leg_geometry(character, attributes.knee_bend_heel_strike)
+    chain = min(binding.measurements["chains"].values()) * bake.world_rest(binding)["object"][2]
+    legs = rig_leg_geometry(character, chain, attributes.knee_bend_heel_strike)
     scene = context.scene
     fps = scene_clock.fps(scene)
     motion, _constraints, cycle = running_cycle(params, character, legs, fps, attributes, in_place=in_place)

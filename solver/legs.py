@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .orientation import body_yaw, rotation_matrices
+from .schedule import walking_landings
 
 U_GRID = np.linspace(0.1, 0.9, 33)  # where a swing's clearance is checked
 MAX_PIVOT = np.radians(75.0)  # the most a heel lifts
@@ -137,15 +138,23 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     if on.any():
         beta[on], stand_pos[on], stand_rot[on] = _heel_off(stand_pos[on], stand_rot[on], hips_rows[on], character, half)
     # A walking foot lands on its heel, toes up, and rolls down onto the sole (negative toe_pivot meanwhile).
-    strikes = _heel_strikes(tr, footprint_of) * character.heel_strike  # (anchors,) angle at landing
+    strikes = np.where(footprint_of >= 0, walking_landings(tr)[np.maximum(footprint_of, 0)], False) * character.heel_strike
     land_pos, land_rot = _about_heel(anchors_pos, anchors_rot, strikes, character)
     fp = footprint_of[k]
     roll_time = ROLL_FRACTION * (tr.liftoff[fp] - tr.contact[fp])
     rolling = on & (strikes[k] > 0.0) & (t < land[k] + roll_time) & (beta == 0.0)
-    if rolling.any():
-        gamma = strikes[k[rolling]] * (1.0 - min_jerk((t[rolling] - land[k[rolling]]) / roll_time[rolling]))
-        beta[rolling] = -gamma
-        stand_pos[rolling], stand_rot[rolling] = _about_heel(stand_pos[rolling], stand_rot[rolling], gamma, character)
+    gamma = np.zeros(len(t))
+    gamma[rolling] = strikes[k[rolling]] * (1.0 - min_jerk((t[rolling] - land[k[rolling]]) / roll_time[rolling]))
+    # A flat foot whose leg would over-reach with the hip not ahead of it (the leading leg, or a hip off to
+    # the side) turns its toes up about the heel just enough, as the heel-off does about the ball.
+    flat = on & (beta == 0.0)
+    if flat.any():
+        gamma[flat] = np.maximum(gamma[flat], _toes_up(stand_pos[flat], stand_rot[flat], hips_rows[flat], character))
+    heel_down = gamma > 0.0
+    if heel_down.any():
+        beta[heel_down] = -gamma[heel_down]
+        stand_pos[heel_down], stand_rot[heel_down] = _about_heel(stand_pos[heel_down], stand_rot[heel_down],
+                                                                 gamma[heel_down], character)
     # A swing starts from the pose the foot left its footprint in at the lift-off instant (heel up, as the
     # hip then has it), whatever the times sampled: the same swing at any frame rate.
     leave_pos, leave_rot = anchors_pos.copy(), anchors_rot.copy()
@@ -184,13 +193,23 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
                       by_time(np.where(on, footprint_of[k], -1)).copy())
 
 
-def _heel_strikes(track, footprint_of):
-    """(anchors,) 1.0 where the anchor is a footprint landed on while another foot stands (a walking
-    step: heel first), else 0.0 (a rest place, a landing from a flight, a hop landing both feet)."""
-    contact, liftoff = np.sort(track.contact), np.sort(track.liftoff)
-    landing = track.contact[np.maximum(footprint_of, 0)]
-    others = np.searchsorted(contact, landing, side="left") - np.searchsorted(liftoff, landing, side="right")
-    return ((footprint_of >= 0) & (others > 0)).astype(float)
+def _toes_up(pos, rot, hip, character):
+    """(n,) radians the toes must turn up about the back of the heel for the leg to reach its end again (0
+    where it reaches). As _heel_off, with v the leg's end from the heel in the foot frame, turning the
+    toes up by g moves it to heel + (v_y cos g - v_z sin g) f + (v_y sin g + v_z cos g) u:
+    A cos g + B sin g = C with A = v . D, B = v_y D_u - v_z D_f."""
+    fwd, up = rot[:, :, 1], rot[:, :, 2]
+    heel = pos - character.heel * fwd
+    v_y, v_z, reach = _leg_end(character)
+    v_y = v_y + character.heel
+    d = hip - heel
+    d_f, d_u = np.einsum("nd,nd->n", d, fwd), np.einsum("nd,nd->n", d, up)
+    over = np.linalg.norm(d - v_y * fwd - v_z * up, axis=1) > reach
+    a_coef, b_coef = v_y * d_f + v_z * d_u, v_y * d_u - v_z * d_f
+    c_coef = 0.5 * (np.einsum("nd,nd->n", d, d) + v_y * v_y + v_z * v_z - reach * reach)
+    radius = np.maximum(np.hypot(a_coef, b_coef), 1e-12)
+    gamma = np.arctan2(b_coef, a_coef) - np.arccos(np.clip(c_coef / radius, -1.0, 1.0))
+    return np.where(over, np.clip(gamma, 0.0, MAX_PIVOT), 0.0)
 
 
 def _about_heel(pos, rot, angle, character):

@@ -86,6 +86,15 @@ def build_schedule(track: Track, character: Character) -> Schedule:
     return Schedule(track.take(order), leg_of, knots, flight, intervals, key)
 
 
+def walking_landings(track) -> np.ndarray:
+    """(F,) bool: footprints landed on while another foot stands (a walking step lands heel first), not
+    after a flight nor together with another foot (a hop)."""
+    contact, liftoff = np.sort(track.contact), np.sort(track.liftoff)
+    standing = np.searchsorted(contact, track.contact, side="left") - np.searchsorted(liftoff, track.contact,
+                                                                                     side="right")
+    return standing > 0
+
+
 def clear_cache():
     _timing.cache_clear()
 

@@ -438,7 +438,8 @@ def test_running_cycle_with_root_motion_plants_feet_and_flies_ballistically(addo
     params = running.natural(12.0)
     cycle_module = sys.modules[f"{addon}.solver.running_cycle"]
     motion, constraints, _cycle = cycle_module.running_cycle(
-        params, character, running_bake.rig_leg_geometry(character, 10.5), 60.0)
+        params, character, running_bake.rig_leg_geometry(character, min(binding.measurements["chains"].values()),
+                                                          10.5), 60.0)
     frames = bpy.context.scene.frame_start + motion.times * 60.0
     points = evaluated_at(rig_scene, frames, ["torso", "DEF-toe.R", "DEF-toe.L"])
     flat_from = 0.5 * constraints.t_stance  # before mid-support the foot rolls onto its sole about the heel
@@ -548,7 +549,7 @@ def test_running_swing_leg_meets_its_phase_constraints(addon, rig_scene):
     binding = bake.bind(rig_scene)
     character = bake.rig_character(binding)
     legs = sys.modules[f"{addon}.footprint_addon.running_bake"].rig_leg_geometry(
-        character, attributes.knee_bend_heel_strike)
+        character, min(binding.measurements["chains"].values()), attributes.knee_bend_heel_strike)
     constraints = pelvis.step(params, legs, overstride=attributes.overstride, bounciness=attributes.bounciness)
     mid_support = 0.5 * constraints.t_stance  # the right leg stands, the left one swings
     frame = bpy.context.scene.frame_start + mid_support * 120.0

@@ -188,6 +188,10 @@ def toe_bends(motion, release=0.2):
     left = np.where(last >= 0, motion.footprint[np.maximum(last, 0), np.arange(legs)], -1)
     since = motion.times[:, None] - motion.track.liftoff[np.maximum(left, 0)]
     fade = 1.0 - np.clip(since / release, 0.0, 1.0) ** 2 * (3.0 - 2.0 * np.clip(since / release, 0.0, 1.0))
-    pitch_down = -np.arcsin(np.clip(motion.foot_rotation[..., 2, 1], -1.0, 1.0))
-    swinging = np.where(left >= 0, np.maximum(pitch_down, 0.0) * fade, 0.0)
+    pitch_down = -np.arcsin(np.clip(motion.foot_rotation[..., 2, 1], -1.0, 1.0))  # toes below the heel
+    # Against the footprint left (on a slope it is pitched itself): its pitch is the foot's at its last
+    # stance frame less the heel-off angle then.
+    legs_ = np.arange(legs)
+    footprint_pitch = pitch_down[np.maximum(last, 0), legs_] - motion.toe_pivot[np.maximum(last, 0), legs_]
+    swinging = np.where(left >= 0, np.maximum(pitch_down - footprint_pitch, 0.0) * fade, 0.0)
     return np.where(motion.contact, np.maximum(motion.toe_pivot, 0.0), swinging)

@@ -1,6 +1,7 @@
 """A track's terrain as a collection of objects (a ground plane and a separate box as the step), through the
 installed extension: conforming, Footprints Along Curve, the solver's height field and the live update."""
 
+import json
 import os
 import sys
 
@@ -137,3 +138,30 @@ def test_editing_the_terrain_collection_re_solves_the_live_preview(addon, fig1_o
     ground.objects.link(elsewhere)
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 1 and terrain.track_terrain(coll)[0] == elsewhere
+
+
+def test_placing_mirroring_and_json_read_the_whole_terrain(addon, clean, tmp_path):
+    """Add at Cursor over the box of the terrain collection lands on its top; Mirror takes the heights of
+    the ground the mirrored footprints land on; an export names the collection and an import of it puts
+    [x, y] footprints on the box and keeps the collection as the new track's terrain."""
+    scene_io, = modules(addon, "footprint_addon.scene_io")
+    ground, _plane, _step = ground_and_step()
+    coll = scene_io.new_track(bpy.context, "Walk")
+    coll.footprint_track.terrain_collection = ground
+    bpy.context.scene.cursor.location = (0.2, 2.0, 3.0)
+    assert bpy.ops.footprint.add_at_cursor() == {"FINISHED"}
+    bpy.context.scene.cursor.location = (0.4, 3.0, 3.0)
+    assert bpy.ops.footprint.add_at_cursor() == {"FINISHED"}
+    assert [o.location.z for o in footprint_objects(coll)] == pytest.approx([0.3, 0.0], abs=1e-5)
+    path = tmp_path / "walk.json"
+    assert bpy.ops.footprint.export_json(filepath=str(path)) == {"FINISHED"}
+    document = json.loads(path.read_text())
+    assert document["terrain"] == {"collection": "Ground"}
+    for footprint in document["footprints"]:
+        footprint["position"] = footprint["position"][:2]  # the heights come from the terrain
+    path.write_text(json.dumps(document))
+    bpy.context.scene.footprint.active_track = None
+    assert bpy.ops.footprint.import_json(filepath=str(path)) == {"FINISHED"}
+    imported = bpy.context.scene.footprint.active_track
+    assert imported != coll and imported.footprint_track.terrain_collection == ground
+    assert [o.location.z for o in footprint_objects(imported)] == pytest.approx([0.3, 0.0], abs=1e-5)

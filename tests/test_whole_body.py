@@ -160,3 +160,34 @@ def test_walking_attributes_off_bake_legs_only_and_presets_match_the_solver(addo
         bpy.ops.script.execute_preset(filepath=path, menu_idname="FOOTPRINT_MT_body_presets")
         assert body.enabled and all(abs(getattr(body, key) - getattr(attributes, key)) < 1e-5
                                     for key in walking.ATTRIBUTE_NAMES), name
+
+
+def test_editing_a_walking_attribute_re_solves_the_live_preview(addon, walk_scene):
+    """The attributes are applied live: an edit marks the track for a re-solve (its signature holds them),
+    and the pelvic rotation, which moves the hips, changes the solved body's yaw."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    solved = sys.modules[f"{addon}.footprint_addon.solved"]
+    coll, _rig = walk_scene(walk_document(steps=6))
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    live.flush(bpy.context)
+    before = solved.last_motion(coll)
+    coll.footprint_track.body.pelvic_rotation = 16.0
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1
+    after = solved.last_motion(coll)
+    swing = lambda motion: np.ptp(np.degrees(motion.yaw[(motion.times > 1.0) & (motion.times < 2.0)]))
+    assert swing(after) > swing(before) + 5.0
+    assert live.flush(bpy.context) == 0
+
+
+def test_a_metarig_is_named_as_such_with_what_to_do(addon, clean):
+    """A Rigify metarig (not generated) is not reported as an Auto-Rig Pro rig missing bones."""
+    import addon_utils
+
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.object.armature_human_metarig_add()
+    metarig = bpy.context.active_object
+    assert bpy.ops.footprint.import_json(filepath=os.path.join(os.path.dirname(__file__), "data", "fig1.json")) \
+        == {"FINISHED"}
+    with pytest.raises(RuntimeError, match="is a Rigify metarig, not a rig: .*Generate Rig"):
+        bpy.ops.footprint.bake(rig=metarig.name)

@@ -13,30 +13,37 @@ from ...solver.footpath import tilt_from_normals
 from ...solver.track import dumps, load_track, track_to_json
 from .. import scene_clock, scene_io
 from ..files import write_atomically
-from ..terrain import TerrainProbe
+from ..terrain import TerrainProbe, terrain_objects
 from .common import USER_ERRORS, OnActiveTrack
 
 
 def imported_terrain(context, track):
-    """The terrain a file names, if this scene has it; else the active track's terrain."""
+    """(object, collection) the track stands on: those a file names, where this scene has them; else the
+    active track's."""
     named = track.extras.get("terrain")
-    if isinstance(named, dict) and isinstance(named.get("object"), str):
-        obj = bpy.data.objects.get(named["object"])
-        if obj is not None and obj.type == "MESH":
-            return obj
+    if isinstance(named, dict) and (isinstance(named.get("object"), str) or isinstance(named.get("collection"), str)):
+        obj = bpy.data.objects.get(named.get("object") or "")
+        coll = bpy.data.collections.get(named.get("collection") or "")
+        obj = obj if obj is not None and obj.type == "MESH" else None
+        coll = coll if coll is not None and not coll.footprint_track.is_track else None
+        if obj is not None or coll is not None:
+            return obj, coll
     current = scene_io.active_track(context)
-    return current.footprint_track.terrain if current is not None else None
+    if current is None:
+        return None, None
+    return current.footprint_track.terrain, current.footprint_track.terrain_collection
 
 
 def place_on_terrain(context, track, terrain):
-    """Heights for footprints given as [x, y] and tilts for all, from the terrain; (track, tilt)."""
-    if terrain is None:
+    """Heights for footprints given as [x, y] and tilts for all, from the terrain's objects (a tuple, maybe
+    empty); (track, tilt)."""
+    if not terrain:
         return track, None  # [x, y] footprints stay at height 0, as the format says
     probe = TerrainProbe(terrain, context.evaluated_depsgraph_get())
     hit, points, normals = probe.project(track.positions[:, :2])
     missing = np.flatnonzero(~hit & ~track.has_height)
     if missing.size:
-        raise scene_io.NoTerrainError(f"footprint {missing[0]} has no height and no terrain ({terrain.name}) below it")
+        raise scene_io.NoTerrainError(f"footprint {missing[0]} has no height and no terrain ({probe.name}) below it")
     positions = track.positions.copy()
     positions[~track.has_height, 2] = points[~track.has_height, 2]
     return track.replace(positions=positions), tilt_from_normals(normals, track.headings)
@@ -55,8 +62,8 @@ class FOOTPRINT_OT_import_json(bpy.types.Operator, ImportHelper):
     def execute(self, context):
         try:
             track = load_track(self.filepath)
-            terrain = imported_terrain(context, track)
-            track, tilt = place_on_terrain(context, track, terrain)
+            terrain, terrain_collection = imported_terrain(context, track)
+            track, tilt = place_on_terrain(context, track, terrain_objects(terrain, terrain_collection))
         except USER_ERRORS as exc:
             self.report({"ERROR"}, f"{exc}: nothing imported")
             return {"CANCELLED"}
@@ -64,6 +71,7 @@ class FOOTPRINT_OT_import_json(bpy.types.Operator, ImportHelper):
         character = track.character
         preset_name = character if isinstance(character, str) else character.get("preset", "human")
         coll = scene_io.new_track(context, name, preset_name if preset_name in PRESETS else "human", terrain)
+        coll.footprint_track.terrain_collection = terrain_collection
         if not isinstance(character, str):
             coll.footprint_track.character_json = json.dumps(character)
         scene_io.write_track(coll, track.take(track.time_order()), tilt=None if tilt is None else
@@ -76,10 +84,12 @@ def export_text(context, coll) -> str:
     objs = scene_io.footprints(coll)
     track = scene_io.read_track(coll, objs)
     scene_io.validate_objects(coll, track, objs)
-    terrain = coll.footprint_track.terrain
+    settings = coll.footprint_track
     extras = {"fps": scene_clock.fps(context.scene)}
-    if terrain is not None:
-        extras["terrain"] = {"object": terrain.name}
+    named = {key: value.name for key, value in (("object", settings.terrain),
+                                                 ("collection", settings.terrain_collection)) if value is not None}
+    if named:
+        extras["terrain"] = named
     return dumps(track_to_json(track.replace(extras=extras), number=scene_io.stored_decimal))
 
 

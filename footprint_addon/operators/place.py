@@ -10,15 +10,15 @@ from ...solver.footpath import tilt_from_normals
 from ...solver.placement import append_step
 from ...solver.track import validate
 from .. import scene_clock, scene_io
-from ..terrain import TerrainProbe
+from ..terrain import TerrainProbe, track_terrain
 from .common import USER_ERRORS, OnActiveTrack, require_track
 
 
 def cast_onto_terrain(context, coll, origin, direction):
     """(location, normal) where the ray first meets the track's terrain (or any scene geometry)."""
-    terrain = coll.footprint_track.terrain
+    terrain = track_terrain(coll)
     depsgraph = context.evaluated_depsgraph_get()
-    if terrain is not None:
+    if terrain:
         return TerrainProbe(terrain, depsgraph).cast(origin, direction)
     hit, location, normal, *_ = context.scene.ray_cast(depsgraph, Vector(origin), Vector(direction).normalized())
     return (location, normal) if hit else None
@@ -116,12 +116,12 @@ class FOOTPRINT_OT_add_at_cursor(OnActiveTrack, bpy.types.Operator):
     def run(self, context, coll):
         cursor = context.scene.cursor.location.copy()
         location, normal = cursor, Vector((0.0, 0.0, 1.0))
-        terrain = coll.footprint_track.terrain
-        if terrain is not None:
+        terrain = track_terrain(coll)
+        if terrain:
             probe = TerrainProbe(terrain, context.evaluated_depsgraph_get())
             hit = probe.cast((cursor.x, cursor.y, probe.top), (0.0, 0.0, -1.0))
             if hit is None:
-                self.report({"ERROR"}, f"No terrain ({terrain.name}) under the 3D cursor: nothing added")
+                self.report({"ERROR"}, f"No terrain ({probe.name}) under the 3D cursor: nothing added")
                 return {"CANCELLED"}
             location, normal = hit
         try:

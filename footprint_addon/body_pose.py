@@ -9,7 +9,7 @@ from ..solver.body import walking
 from ..solver.transforms import quaternion_from_matrix
 
 
-def _rotation_between(a, b):
+def rotation_between(a, b):
     """(N, 3, 3) rotations taking unit vector a (3,) onto b (N, 3) along the shortest arc."""
     a = a / np.linalg.norm(a)
     b = b / np.linalg.norm(b, axis=1, keepdims=True)
@@ -21,7 +21,7 @@ def _rotation_between(a, b):
     return np.eye(3) + k + (k @ k) / np.maximum(1.0 + c, 1e-9)[:, None, None]
 
 
-def _rest(binding, name):
+def rest_rotation(binding, name):
     """The bone's rest rotation in upright space (the binding's measuring frame)."""
     upright = binding.measurements["upright"]
     return upright @ np.array(binding.rig.data.bones[name].matrix_local, dtype=float)[:3, :3]
@@ -29,7 +29,7 @@ def _rest(binding, name):
 
 def _local(binding, name, turn_up):
     """Local rotations (N, 3, 3) of a bone that turn it by turn_up (N, 3, 3, upright space) about its head."""
-    rest = _rest(binding, name)
+    rest = rest_rotation(binding, name)
     return rest.T @ turn_up @ rest
 
 
@@ -58,9 +58,9 @@ def channels(binding, motion, attributes):
         ahead = forward - (arm @ forward)[:, None] * arm  # the elbow bends forward
         ahead /= np.linalg.norm(ahead, axis=1, keepdims=True)
         fore = np.cos(phi) * arm + np.sin(phi) * ahead
-        rest_u, rest_f = _rest(binding, upper_arm), _rest(binding, forearm)
-        turn_u = _rotation_between(rest_u[:, 1], arm @ align)  # (align.T @ v) per row
-        turn_f = _rotation_between(rest_f[:, 1], fore @ align)
+        rest_u, rest_f = rest_rotation(binding, upper_arm), rest_rotation(binding, forearm)
+        turn_u = rotation_between(rest_u[:, 1], arm @ align)  # (align.T @ v) per row
+        turn_f = rotation_between(rest_f[:, 1], fore @ align)
         out[upper_arm] = rest_u.T @ turn_u @ rest_u
         out[forearm] = rest_f.T @ np.swapaxes(turn_u, 1, 2) @ turn_f @ rest_f
     bends = walking.toe_bends(motion)

@@ -1,5 +1,6 @@
 """Scenes for the Blender tests: displaced terrain, curves, and independent terrain measurements."""
 
+import json
 import math
 
 import bpy
@@ -77,3 +78,36 @@ def footprint_objects(coll=None):
     coll = coll or bpy.context.scene.footprint.active_track
     objs = [o for o in coll.objects if o.footprint.is_footprint]
     return sorted(objs, key=lambda o: (o.footprint.contact, o.footprint.foot))
+
+
+def stairs(name="Stairs", tread=0.30, rise=0.15, steps=6, start=1.0, end=6.0, half_width=2.0):
+    """Ground at z = 0 from y = -3, then steps up (vertical risers, level treads) from y = start, and a
+    landing to y = end: one mesh, a strip of quads along +Y."""
+    ys, zs = [-3.0], [0.0]
+    for k in range(steps):
+        y = start + k * tread
+        ys += [y, y]
+        zs += [k * rise, (k + 1) * rise]
+    ys.append(end)
+    zs.append(steps * rise)
+    verts = [(x, y, z) for y, z in zip(ys, zs) for x in (-half_width, half_width)]
+    faces = [(2 * i, 2 * i + 1, 2 * i + 3, 2 * i + 2) for i in range(len(ys) - 1)]
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(verts, [], faces)
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    bpy.context.view_layer.update()
+    return obj
+
+
+def walk_on_plane(blend, document, folder):
+    """Open a .blend, add a 60 m plane as the terrain and import a track document onto it; the track."""
+    bpy.ops.wm.open_mainfile(filepath=blend)
+    path = folder / "walk.json"
+    path.write_text(json.dumps(document))
+    bpy.ops.mesh.primitive_plane_add(size=60.0, location=(0.0, 10.0, 0.0))
+    plane = bpy.context.active_object
+    assert bpy.ops.footprint.import_json(filepath=str(path)) == {"FINISHED"}
+    coll = bpy.context.scene.footprint.active_track
+    coll.footprint_track.terrain = plane
+    return coll

@@ -11,7 +11,7 @@ import pytest
 from mathutils import Vector, geometry
 
 from blender_scenes import (angle_degrees, bezier_circle, displaced_terrain, footprint_objects, local_axes,
-                            poly_line, raycast_down)
+                            poly_line, raycast_down, stairs)
 from scene_state import snapshot
 
 ROOT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -410,26 +410,6 @@ def test_footprints_turn_at_a_poly_corner_and_the_body_follows(addon, clean):
 
     yaw_errors = heading_error_degrees(motion.yaw, com_at(t + stride / 2) - com_at(t - stride / 2))
     assert yaw_errors.mean() <= 5.0
-
-
-def stairs(name="Stairs", tread=0.30, rise=0.15, steps=6, start=1.0, end=6.0, half_width=2.0):
-    """Ground at z = 0 from y = -3, then steps up (vertical risers, level treads) from y = start, and a
-    landing to y = end: one mesh, a strip of quads along +Y."""
-    ys, zs = [-3.0], [0.0]
-    for k in range(steps):
-        y = start + k * tread
-        ys += [y, y]
-        zs += [k * rise, (k + 1) * rise]
-    ys.append(end)
-    zs.append(steps * rise)
-    verts = [(x, y, z) for y, z in zip(ys, zs) for x in (-half_width, half_width)]
-    faces = [(2 * i, 2 * i + 1, 2 * i + 3, 2 * i + 2) for i in range(len(ys) - 1)]
-    mesh = bpy.data.meshes.new(name)
-    mesh.from_pydata(verts, [], faces)
-    obj = bpy.data.objects.new(name, mesh)
-    bpy.context.scene.collection.objects.link(obj)
-    bpy.context.view_layer.update()
-    return obj
 
 
 def sole_heights(obj, foot_length, beyond=0.0):

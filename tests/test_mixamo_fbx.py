@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import mixamo_rig
+from blender_scenes import walk_on_plane
 from test_whole_body import STEP_TIME, sagittal, walk_document, yaw
 
 P = mixamo_rig.PREFIX
@@ -53,15 +54,8 @@ def mixamo_walk(addon, mixamo_blend, tmp_path):
     """Bake a track document onto the FBX-imported rig after Set up Leg IK: (rig, binding, motion,
     {bone: evaluated world matrices (frames, 4, 4)})."""
     def make(document):
-        bpy.ops.wm.open_mainfile(filepath=mixamo_blend)
+        coll = walk_on_plane(mixamo_blend, document, tmp_path)
         rig = bpy.data.objects["Mixamo"]
-        path = tmp_path / "walk.json"
-        path.write_text(json.dumps(document))
-        bpy.ops.mesh.primitive_plane_add(size=60.0, location=(0.0, 10.0, 0.0))
-        plane = bpy.context.active_object
-        assert bpy.ops.footprint.import_json(filepath=str(path)) == {"FINISHED"}
-        coll = bpy.context.scene.footprint.active_track
-        coll.footprint_track.terrain = plane
         assert bpy.ops.footprint.setup_leg_ik(rig=rig.name) == {"FINISHED"}
         assert bpy.ops.footprint.bake(rig=rig.name) == {"FINISHED"}
         binding = module(addon, "bake").bind(rig)

@@ -12,17 +12,9 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from test_bake import mixamo_armature
+from test_bake import mixamo_armature, rig_scene  # noqa: F401 (a fixture)
 
 FIG1 = os.path.join(ROOT, "tests", "data", "fig1.json")
-
-
-@pytest.fixture
-def rig_scene(rigify_blend):
-    bpy.ops.wm.open_mainfile(filepath=rigify_blend)
-    assert bpy.ops.footprint.import_json(filepath=FIG1) == {"FINISHED"}
-    bpy.ops.ed.undo_push(message="scene ready")
-    return bpy.data.objects["rig"]
 
 
 def module(addon, name):

@@ -2,13 +2,14 @@
 baked with the default walking attributes and measured on the evaluated deform bones against human gait
 norms (solver/body/walking.py cites them)."""
 
-import json
 import os
 import sys
 
 import bpy
 import numpy as np
 import pytest
+
+from blender_scenes import walk_on_plane
 
 
 STEP, STEP_TIME, STANCE, WIDTH = 0.715, 0.55, 0.66, 0.19  # 1.3 m/s; stance 60 % of a 1.1 s stride
@@ -28,15 +29,7 @@ def walk_document(steps=14, stand=0.0):
 @pytest.fixture
 def walk_scene(rigify_blend, tmp_path):
     def make(document):
-        bpy.ops.wm.open_mainfile(filepath=rigify_blend)
-        path = tmp_path / "walk.json"
-        path.write_text(json.dumps(document))
-        bpy.ops.mesh.primitive_plane_add(size=60.0, location=(0.0, 10.0, 0.0))
-        plane = bpy.context.active_object
-        assert bpy.ops.footprint.import_json(filepath=str(path)) == {"FINISHED"}
-        coll = bpy.context.scene.footprint.active_track
-        coll.footprint_track.terrain = plane
-        return coll, bpy.data.objects["rig"]
+        return walk_on_plane(rigify_blend, document, tmp_path), bpy.data.objects["rig"]
     return make
 
 
@@ -128,6 +121,8 @@ def test_a_walk_swings_its_arms_turns_its_pelvis_and_keeps_its_feet_on_the_groun
         sign = np.sign(np.einsum("nd,nd->n", np.cross(thigh_y, shin_y), m[f"DEF-thigh.{side}"][:, :3, 0]))
         knee = sign * np.degrees(np.arccos(np.clip(np.einsum("nd,nd->n", thigh_y, shin_y), -1, 1)))
         assert knee.min() > -1.0
+        swinging = steady & ~motion.contact[:, "LR".index(side)]
+        assert 50.0 <= knee[swinging].max() <= 70.0  # peak swing flexion (Perry & Burnfield: about 60)
 
 
 def test_arms_are_still_when_standing(addon, walk_scene):

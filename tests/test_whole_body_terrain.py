@@ -15,7 +15,7 @@ import bpy
 import numpy as np
 import pytest
 
-from blender_scenes import poly_line, raycast_down
+from blender_scenes import poly_line, raycast_down, stairs
 from test_whole_body import sagittal
 
 STEP = 0.6  # metres along the path, walk gait (timing from the step length)
@@ -26,26 +26,6 @@ BELOW, DRIFT = 0.002, 0.001  # metres: the issue's bars
 
 def module(addon, name):
     return sys.modules[f"{addon}.{name}"]
-
-
-def stair_flight(name="Stairs", half_width=2.0, end=7.0):
-    """Ground at z = 0 from y = -3, six steps up (vertical risers, level treads) from y = 1, then a landing
-    to y = end: one mesh, a strip of quads along +Y."""
-    ys, zs = [-3.0], [0.0]
-    for k in range(STAIR_STEPS):
-        y = STAIRS_START + k * TREAD
-        ys += [y, y]
-        zs += [k * RISE, (k + 1) * RISE]
-    ys.append(end)
-    zs.append(STAIR_STEPS * RISE)
-    verts = [(x, y, z) for y, z in zip(ys, zs) for x in (-half_width, half_width)]
-    faces = [(2 * i, 2 * i + 1, 2 * i + 3, 2 * i + 2) for i in range(len(ys) - 1)]
-    mesh = bpy.data.meshes.new(name)
-    mesh.from_pydata(verts, [], faces)
-    obj = bpy.data.objects.new(name, mesh)
-    bpy.context.scene.collection.objects.link(obj)
-    bpy.context.view_layer.update()
-    return obj
 
 
 def slope_plane(name="Slope"):
@@ -77,7 +57,7 @@ def stairs_walk(rigify_blend):
     """Footprints Along Curve up the stairs with the stairs as terrain: those across a riser moved onto a
     tread."""
     bpy.ops.wm.open_mainfile(filepath=rigify_blend)
-    flight = stair_flight()
+    flight = stairs(tread=TREAD, rise=RISE, steps=STAIR_STEPS, start=STAIRS_START, end=7.0)
     path = poly_line("Up the stairs", [(0.0, -1.0, 0.0), (0.0, 5.5, 0.0)])
     assert bpy.ops.footprint.generate_along_curve(curve=path.name, terrain=flight.name, step_length=STEP,
                                                   step_width=0.2, gait="walk") == {"FINISHED"}

@@ -166,6 +166,14 @@ def rig_report_lines(text):
     return lines
 
 
+def preset_header(layout, menu, add_operator):
+    """A panel header's preset menu with add (+) and remove (-) buttons."""
+    row = layout.row(align=True)
+    row.menu(menu, text="Presets")
+    row.operator(add_operator, text="", icon="ADD")
+    row.operator(add_operator, text="", icon="REMOVE").remove_active = True
+
+
 class FOOTPRINT_PT_body(_FootprintsPanel, bpy.types.Panel):
     bl_label = "Body"
     bl_options = {"DEFAULT_CLOSED"}
@@ -175,10 +183,7 @@ class FOOTPRINT_PT_body(_FootprintsPanel, bpy.types.Panel):
         return context.scene.footprint.active_track is not None
 
     def draw_header_preset(self, context):
-        row = self.layout.row(align=True)
-        row.menu("FOOTPRINT_MT_body_presets", text="Presets")
-        row.operator("footprint.body_preset_add", text="", icon="ADD")
-        row.operator("footprint.body_preset_add", text="", icon="REMOVE").remove_active = True
+        preset_header(self.layout, "FOOTPRINT_MT_body_presets", "footprint.body_preset_add")
 
     def draw(self, context):
         body = context.scene.footprint.active_track.footprint_track.body
@@ -201,10 +206,7 @@ class FOOTPRINT_PT_running(_FootprintsPanel, bpy.types.Panel):
     bl_options = {"DEFAULT_CLOSED"}
 
     def draw_header_preset(self, context):
-        row = self.layout.row(align=True)
-        row.menu("FOOTPRINT_MT_running_presets", text="Presets")
-        row.operator("footprint.running_preset_add", text="", icon="ADD")
-        row.operator("footprint.running_preset_add", text="", icon="REMOVE").remove_active = True
+        preset_header(self.layout, "FOOTPRINT_MT_running_presets", "footprint.running_preset_add")
 
     def draw(self, context):
         settings = context.scene.footprint_running

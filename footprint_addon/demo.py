@@ -1,7 +1,9 @@
 """The demo: terrain with a slope and a flight of stairs; a Rigify human generated from Blender's metarig;
 one footprint track that plays vdP97's Fig. 1, walks up the slope, climbs the stairs and breaks into a run;
 solved, baked into an NLA strip, saved as a .blend and rendered headless (Workbench) as a contact sheet
-of the character at several frames with its footprints and COM path.
+of the character at several frames with its footprints and COM path. Then, with rendering on, the 1.3 m/s
+straight walk of tests/test_whole_body.py on a flat walkway, baked onto the same human and rendered as
+walk.png: one stride seen from the side and from the front (run_walk).
 """
 
 import math
@@ -123,13 +125,15 @@ def footprint_render_mesh(coll, name="Footprint shapes"):
 
 BODY_BONES = {  # deform bone -> radius of the capsule drawn along it (a stand-in for a character mesh)
     "DEF-spine": 0.13, "DEF-spine.001": 0.14, "DEF-spine.002": 0.15, "DEF-spine.003": 0.15,
-    "DEF-spine.004": 0.05, "DEF-spine.005": 0.05, "DEF-spine.006": 0.1,
+    "DEF-spine.004": 0.05, "DEF-spine.005": 0.05, "DEF-spine.006": 0.11,
 }
 for _side in ("L", "R"):
-    BODY_BONES.update({f"DEF-thigh.{_side}": 0.075, f"DEF-thigh.{_side}.001": 0.065, f"DEF-shin.{_side}": 0.055,
-                       f"DEF-shin.{_side}.001": 0.045, f"DEF-foot.{_side}": 0.04, f"DEF-toe.{_side}": 0.03,
+    BODY_BONES.update({f"DEF-pelvis.{_side}": 0.06, f"DEF-thigh.{_side}": 0.075, f"DEF-thigh.{_side}.001": 0.065,
+                       f"DEF-shin.{_side}": 0.055, f"DEF-shin.{_side}.001": 0.045, f"DEF-shoulder.{_side}": 0.05,
                        f"DEF-upper_arm.{_side}": 0.045, f"DEF-upper_arm.{_side}.001": 0.042,
                        f"DEF-forearm.{_side}": 0.038, f"DEF-forearm.{_side}.001": 0.034, f"DEF-hand.{_side}": 0.035})
+TRUNK_DEPTH = 0.7  # the trunk's depth (front to back) against its width: the spine bones' local z is forward
+SOLE = 0.003  # the feet's soles just above the rest ground (z = 0, Rigify's heel), so they do not flicker in it
 
 
 def generate_rigify_human():
@@ -144,27 +148,104 @@ def generate_rigify_human():
     return rig
 
 
-def body_capsules(rig, material):
-    """Tapered tubes parented to the deform bones, so Workbench has a body to draw."""
+def _bone_mesh(rig, name, verts, faces, material):
+    """A mesh given in the bone's rest space (y along the bone), parented to the bone."""
+    bone = rig.data.bones[name]
+    mesh = bpy.data.meshes.new(f"Body {name}")
+    mesh.from_pydata(verts, [], faces)
+    mesh.materials.append(material)
+    obj = bpy.data.objects.new(f"Body {name}", mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    obj.parent, obj.parent_type, obj.parent_bone = rig, "BONE", name
+    obj.matrix_world = rig.matrix_world @ bone.matrix_local
+    return obj
+
+
+def _loft(rows):
+    """Faces joining rings of equal size (each ring a loop of vertex indices), with end caps."""
+    n = len(rows[0])
+    faces = [(k * n + i, k * n + (i + 1) % n, (k + 1) * n + (i + 1) % n, (k + 1) * n + i)
+             for k in range(len(rows) - 1) for i in range(n)]
+    return faces + [tuple(range(n))[::-1], tuple(range((len(rows) - 1) * n, len(rows) * n))]
+
+
+def foot_shapes(rig, side, material):
+    """A foot (heel to ball, on DEF-foot) and toes (ball to tip, on DEF-toe) with flat soles on the rest ground,
+    so a picture shows the heel, the sole and the toe roll where the rig has them."""
+    heel = rig.data.bones.get(f"ORG-heel.02.{side}")
+    foot, toe = rig.data.bones.get(f"DEF-foot.{side}"), rig.data.bones.get(f"DEF-toe.{side}")
+    if heel is None or foot is None or toe is None:
+        return
+    x = float(foot.head_local[0])
+    back, ankle, ball, tip = (float(heel.head_local[1]), float(foot.head_local[1]), float(toe.head_local[1]),
+                              float(toe.tail_local[1]))
+    forward = np.sign(tip - back)  # the rig's rest toes point along -Y (Rigify) or +Y
+    back += 0.01 * -forward  # the heel's rounded back, just behind the heel bone
+    ankle_z = float(foot.head_local[2])
+
+    def ring(y, half_width, top):
+        return [(x - half_width, y, SOLE), (x + half_width, y, SOLE), (x + half_width, y, top),
+                (x - half_width, y, top)]
+
+    _rest_mesh(rig, foot.name, [ring(back, 0.035, 0.6 * ankle_z), ring(ankle, 0.042, 1.2 * ankle_z),
+                                ring(ball, 0.045, 0.45 * ankle_z)], material)
+    _rest_mesh(rig, toe.name, [ring(ball, 0.045, 0.45 * ankle_z), ring(tip, 0.035, 0.25 * ankle_z)], material)
+
+
+def nose_shape(rig, material, bone_name="DEF-spine.006"):
+    """A nose on the head (a wedge from inside the head to in front of the face): which way the head faces."""
+    head, toe = rig.data.bones.get(bone_name), rig.data.bones.get("DEF-toe.L")
+    if head is None or toe is None:
+        return
+    forward = np.sign(toe.tail_local[1] - toe.head_local[1])
+    x, y, z = head.head_local
+    y0, y1, z0 = y + 0.05 * forward, y + 0.14 * forward, z + 0.4 * head.length
+
+    def ring(y, half_width, bottom, top):
+        return [(x - half_width, y, bottom), (x + half_width, y, bottom), (x + half_width, y, top),
+                (x - half_width, y, top)]
+
+    _rest_mesh(rig, bone_name, [ring(y0, 0.025, z0 - 0.03, z0 + 0.05), ring(y1, 0.012, z0, z0 + 0.03)],
+               material)
+
+
+def _rest_mesh(rig, bone_name, rings, material):
+    """A mesh lofted through rings of points given in the rig's rest space, parented to a bone."""
+    to_bone = np.linalg.inv(np.array(rig.data.bones[bone_name].matrix_local))
+    world = np.array([p for r in rings for p in r], dtype=float)
+    local = (to_bone[:3, :3] @ world.T).T + to_bone[:3, 3]
+    return _bone_mesh(rig, bone_name, local.tolist(), _loft(rings), material)
+
+
+def body_materials():
+    """The body's material, and the limbs' of each side: left blue-grey, right warm (as the footprints,
+    magenta left and red right, tell the feet apart)."""
+    materials = {}
+    for key, color in (("", (0.85, 0.75, 0.62, 1.0)), ("L", (0.50, 0.58, 0.78, 1.0)), ("R", (0.90, 0.58, 0.45, 1.0))):
+        materials[key] = bpy.data.materials.new(f"Body {key}".strip())
+        materials[key].diffuse_color = color
+    return materials[""], {"L": materials["L"], "R": materials["R"]}
+
+
+def body_capsules(rig, material, sides=None):
+    """Tapered tubes parented to the deform bones, so Workbench has a body to draw; sides: optional
+    {"L": material, "R": material} for the limbs of each side (to tell them apart in a side view)."""
+    sides = sides or {}
     ring = np.linspace(0.0, 2.0 * np.pi, 10, endpoint=False)
+    n = len(ring)
     for name, radius in BODY_BONES.items():
         bone = rig.data.bones.get(name)
         if bone is None:
             continue
         length = bone.length
         rows = [(0.0, radius), (0.5 * length, radius), (length, 0.85 * radius)]
-        verts = [(r * np.cos(a), y, r * np.sin(a)) for y, r in rows for a in ring]
-        n = len(ring)
-        faces = [(k * n + i, k * n + (i + 1) % n, (k + 1) * n + (i + 1) % n, (k + 1) * n + i)
-                 for k in range(len(rows) - 1) for i in range(n)]
-        faces += [tuple(range(n))[::-1], tuple(range((len(rows) - 1) * n, len(rows) * n))]
-        mesh = bpy.data.meshes.new(f"Body {name}")
-        mesh.from_pydata(verts, [], faces)
-        mesh.materials.append(material)
-        obj = bpy.data.objects.new(f"Body {name}", mesh)
-        bpy.context.scene.collection.objects.link(obj)
-        obj.parent, obj.parent_type, obj.parent_bone = rig, "BONE", name
-        obj.matrix_world = rig.matrix_world @ bone.matrix_local
+        depth = TRUNK_DEPTH if name.startswith("DEF-spine") and name != "DEF-spine.006" else 1.0
+        verts = [(r * np.cos(a), y, depth * r * np.sin(a)) for y, r in rows for a in ring]
+        _bone_mesh(rig, name, verts, _loft([range(k * n, (k + 1) * n) for k in range(len(rows))]),
+                   sides.get(name.split(".")[1] if "." in name else "", material))
+    for side in ("L", "R"):
+        foot_shapes(rig, side, sides.get(side, material))
+    nose_shape(rig, material)
 
 
 def com_path_curve(points, name="COM path"):
@@ -187,6 +268,9 @@ def setup_render(scene, resolution):
     scene.collection.objects.link(cam)
     cam.data.lens = 35
     scene.camera = cam
+    if scene.world is None:
+        scene.world = bpy.data.worlds.new("World")
+    scene.world.color = (0.05, 0.05, 0.05)
     scene.render.engine = "BLENDER_WORKBENCH"
     scene.display.shading.light = "STUDIO"
     scene.display.shading.color_type = "MATERIAL"
@@ -204,14 +288,15 @@ def aim(cam, eye, target):
     cam.rotation_euler = (math.atan2(math.hypot(d[0], d[1]), -d[2]), 0.0, math.atan2(d[1], d[0]) - math.pi / 2)
 
 
-def contact_sheet(scene, cam, frames, targets, path, columns=4, cell=(480, 270)):
-    """Render one Workbench frame per (frame, target) from a following side camera; tile them into a PNG."""
-    rows = -(-len(frames) // columns)
+def render_sheet(scene, cam, shots, path, columns, cell):
+    """Render one Workbench frame per shot (frame, camera eye, camera target), tiled row by row into a PNG."""
+    rows = -(-len(shots) // columns)
     sheet = np.zeros((rows * cell[1], columns * cell[0], 4), dtype=np.float32)
     tmp = path + ".cell.png"
-    for i, (frame, target) in enumerate(zip(frames, targets)):
+    scene.render.resolution_x, scene.render.resolution_y = cell
+    for i, (frame, eye, target) in enumerate(shots):
         scene.frame_set(int(frame))
-        aim(cam, np.asarray(target) + [5.5, -2.5, 1.6], np.asarray(target) + [0.0, 0.4, -0.2])
+        aim(cam, eye, target)
         scene.render.filepath = tmp
         bpy.ops.render.render(write_still=True)
         image = bpy.data.images.load(tmp)
@@ -228,6 +313,13 @@ def contact_sheet(scene, cam, frames, targets, path, columns=4, cell=(480, 270))
     bpy.data.images.remove(out)
 
 
+def contact_sheet(scene, cam, frames, targets, path, columns=4, cell=(480, 270)):
+    """Render one Workbench frame per (frame, target) from a following side camera; tile them into a PNG."""
+    shots = [(frame, np.asarray(target) + [5.5, -2.5, 1.6], np.asarray(target) + [0.0, 0.4, -0.2])
+             for frame, target in zip(frames, targets)]
+    render_sheet(scene, cam, shots, path, columns, cell)
+
+
 def clear_file():
     for collection in (bpy.data.objects, bpy.data.meshes, bpy.data.curves, bpy.data.cameras, bpy.data.armatures,
                        bpy.data.lights, bpy.data.materials, bpy.data.actions):
@@ -239,7 +331,8 @@ def clear_file():
 
 def run(output_dir="out", render=True, sheet_frames=8):
     """Build, solve and bake the demo; save output_dir/demo.blend and render output_dir/demo.png (a contact
-    sheet); return the paths."""
+    sheet), then output_dir/walk.png (run_walk, which replaces the scene in memory); return the paths of
+    demo.blend and demo.png."""
     os.makedirs(output_dir, exist_ok=True)
     clear_file()
     scene = bpy.context.scene
@@ -250,9 +343,7 @@ def run(output_dir="out", render=True, sheet_frames=8):
     if bpy.ops.footprint.conform() != {"FINISHED"}:
         raise RuntimeError("conforming the demo track to the terrain failed")
     rig = generate_rigify_human()
-    skin = bpy.data.materials.new("Body")
-    skin.diffuse_color = (0.85, 0.75, 0.62, 1.0)
-    body_capsules(rig, skin)
+    body_capsules(rig, *body_materials())
     from . import bake
 
     strip, motion = bake.bake(bpy.context, coll, rig)
@@ -267,4 +358,71 @@ def run(output_dir="out", render=True, sheet_frames=8):
     if render:
         index = np.clip(frames - int(strip.frame_start), 0, len(motion.com) - 1)
         contact_sheet(scene, cam, frames, motion.com[index], png_path)
+        print(f"demo: rendered {run_walk(output_dir)}")
     return blend_path, png_path if render else None
+
+
+# The straight walk of tests/test_whole_body.py: 1.3 m/s, stance 60 % of a 1.1 s stride (left foot first).
+WALK_STEP, WALK_STEP_TIME, WALK_STANCE, WALK_WIDTH, WALK_STEPS = 0.715, 0.55, 0.66, 0.19, 14
+WALK_CELL = (300, 380)  # portrait cells: the whole body, head to feet, in each frame
+WALK_VIEW_HEIGHT = 2.3  # metres of the world each cell shows from bottom to top (orthographic cameras)
+
+
+def walk_track():
+    """walk_document() of tests/test_whole_body.py as a Track: footprints along +Y, the left foot first."""
+    i = np.arange(WALK_STEPS)
+    positions = np.column_stack([WALK_WIDTH / 2 * (-1.0) ** (i + 1), WALK_STEP * i, np.zeros(WALK_STEPS)])
+    return make_track(np.where(i % 2 == 0, "L", "R"), positions, np.zeros(WALK_STEPS), WALK_STEP_TIME * i,
+                      WALK_STEP_TIME * i + WALK_STANCE)
+
+
+def pelvis_position(rig, bone="DEF-spine"):
+    """World position of the evaluated rig's pelvis (the head of its first spine bone) at the current frame."""
+    evaluated = rig.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    return np.array(evaluated.matrix_world @ evaluated.pose.bones[bone].head)
+
+
+def run_walk(output_dir="out", frames_per_stride=8, first_step=6):
+    """The 1.3 m/s straight walk on a flat plane, baked (walking attributes on) onto a Rigify human and
+    rendered as output_dir/walk.png: one stride from the left heel strike of footprint first_step, seen from
+    the character's right side (top row) and from in front (bottom row), orthographic cameras following the
+    pelvis at a fixed height. Left limbs are blue-grey, right limbs warm, the trunk skin-coloured."""
+    clear_file()
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base, scene.frame_start = 60, 1.0, 1
+    track = walk_track()
+    length = WALK_STEP * (WALK_STEPS - 1)
+    mesh = bpy.data.meshes.new("Ground")  # a 3 m wide walkway: a band of ground under the side view
+    mesh.from_pydata([(x, y, 0.0) for y in (-3.0, length + 3.0) for x in (-1.5, 1.5)], [], [(0, 1, 3, 2)])
+    ground = bpy.data.objects.new("Ground", mesh)
+    scene.collection.objects.link(ground)
+    coll = scene_io.new_track(bpy.context, "Walk", terrain=ground)
+    scene_io.write_track(coll, track)
+    rig = generate_rigify_human()
+    body_capsules(rig, *body_materials())
+    from . import bake
+
+    strip, _motion = bake.bake(bpy.context, coll, rig)
+    scene.frame_end = int(strip.frame_end)
+    footprint_render_mesh(coll)
+    cam = setup_render(scene, WALK_CELL)
+    cam.data.type = "ORTHO"
+    cam.data.ortho_scale = WALK_VIEW_HEIGHT * max(WALK_CELL) / WALK_CELL[1]
+    rate = scene.render.fps / scene.render.fps_base
+    stride = 2.0 * WALK_STEP_TIME
+    start = track.contact[first_step]
+    frames = np.rint(scene.frame_start + (start + stride * np.arange(frames_per_stride) / frames_per_stride)
+                     * rate).astype(int)
+    elevation = math.radians(4.0)
+    shots = []
+    for direction in ((1.0, 0.0), (0.0, 1.0)):  # the character's right side; in front of it (it walks +Y)
+        for frame in frames:
+            scene.frame_set(int(frame))
+            pelvis = pelvis_position(rig)
+            target = np.array([pelvis[0], pelvis[1], 0.5 * WALK_VIEW_HEIGHT - 0.2])  # the ground in view
+            eye = target + 20.0 * np.array([math.cos(elevation) * direction[0],
+                                            math.cos(elevation) * direction[1], math.sin(elevation)])
+            shots.append((frame, eye, target))
+    path = os.path.abspath(os.path.join(output_dir, "walk.png"))
+    render_sheet(scene, cam, shots, path, frames_per_stride, WALK_CELL)
+    return path

@@ -114,9 +114,8 @@ def write_action(rig, binding, name, frames, channels, rotations=None):
     writer = animation.ChannelWriter(name, rig)
     for name_, (location, quaternion) in channels.items():
         writer.write_transform(f'pose.bones["{name_}"].', frames, location, quaternion, group=name_)
-    for name_, quaternion in (rotations or {}).items():
-        for k in range(4):
-            writer.write(f'pose.bones["{name_}"].rotation_quaternion', k, frames, quaternion[:, k], group=name_)
+    for (path, k), values in body_pose.rotation_channels(rig, rotations or {}).items():
+        writer.write(path, k, frames, values, group=path.split('"')[1])
     for (bone, prop), value in binding.switches.items():
         writer.write(f'pose.bones["{bone}"]["{prop}"]', 0, np.asarray(frames)[[0, -1]], [value, value], group=bone)
     return writer
@@ -181,7 +180,7 @@ def bake(context, coll, rig, progress=None):
     progress(0.5)
     channels = control_channels(binding, motion)
     attributes = walking_attributes(coll)
-    rotations = {} if attributes is None else body_pose.channels(binding, motion, attributes)[0]
+    rotations = {} if attributes is None else body_pose.channels(binding, motion, attributes)
     progress(0.7)
     # Everything is computed: now write the new action and swap it for this track's previous bake.
     writer = write_action(rig, binding, f"{coll.name} ({rig.name})", frames, channels, rotations)

@@ -1,9 +1,11 @@
 """The walking attributes' upper body and toes on a rig: solver angles (solver.body.walking, body frame)
 turned into local rotations of the rig's chest, head, FK arm and toe controls (any rig whose binding names
 them: Rigify, a rig set up by Set up Leg IK, an explicit mapping). Each is a rotation relative to the
-bone's parent at rest, so it rides on whatever the body control does."""
+bone's parent at rest, so it rides on whatever the body control does; keyed in each bone's own rotation
+mode by the bake, followed through Copy Rotation constraints by the preview."""
 
 import numpy as np
+from mathutils import Matrix
 
 from ..solver.body import walking
 from ..solver.transforms import quaternion_from_matrix
@@ -34,8 +36,7 @@ def _local(binding, name, turn_up):
 
 
 def channels(binding, motion, attributes):
-    """Local quaternions (N, 4) per bone name: chest, head, arms, toes, for the parts the binding has and
-    that use quaternion rotation; the names of mapped bones left out (other rotation modes)."""
+    """Local rotations (N, 3, 3) per bone name: chest, head, arms, toes, for the parts the binding has."""
     align = binding.measurements["align"]  # upright -> body frame
     pose = walking.upper_body(motion, attributes)
     upper = binding.upper_body
@@ -68,9 +69,33 @@ def channels(binding, motion, attributes):
     for leg, foot in enumerate(motion.character.feet):
         if foot in binding.toes:
             out[binding.toes[foot]] = _local(binding, binding.toes[foot], _about(lateral, bends[:, leg]))
-    bones = binding.rig.pose.bones
-    skipped = [name for name in out if bones[name].rotation_mode != "QUATERNION"]
-    return {name: quaternion_from_matrix(m) for name, m in out.items() if name not in skipped}, skipped
+    return out
+
+
+def rotation_channels(rig, rotations):
+    """{(data path, index): (N,) values} that key each bone's local rotations (N, 3, 3) in its own rotation
+    mode: quaternions, axis and angle, or Euler angles in its order, continuous from frame to frame."""
+    out = {}
+    for name, matrices in rotations.items():
+        pose_bone = rig.pose.bones[name]
+        prefix = f'pose.bones["{name}"].'
+        if pose_bone.rotation_mode in ("QUATERNION", "AXIS_ANGLE"):
+            values = quaternion_from_matrix(matrices)  # sign-continuous, w first
+            if pose_bone.rotation_mode == "AXIS_ANGLE":  # (angle, x, y, z)
+                half = np.arccos(np.clip(values[:, 0], -1.0, 1.0))
+                axis = values[:, 1:] / np.maximum(np.sin(half), 1e-12)[:, None]
+                axis[np.sin(half) < 1e-12] = (0.0, 1.0, 0.0)
+                values = np.column_stack([2.0 * half, axis])
+                out.update({(prefix + "rotation_axis_angle", k): values[:, k] for k in range(4)})
+            else:
+                out.update({(prefix + "rotation_quaternion", k): values[:, k] for k in range(4)})
+            continue
+        eulers, previous = np.empty((len(matrices), 3)), None
+        for i, matrix in enumerate(matrices):
+            euler = Matrix(matrix.tolist()).to_euler(pose_bone.rotation_mode, *([previous] if previous else []))
+            eulers[i], previous = euler, euler
+        out.update({(prefix + "rotation_euler", k): eulers[:, k] for k in range(3)})
+    return out
 
 
 def _about(axis, angle):

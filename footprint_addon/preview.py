@@ -1,11 +1,13 @@
-"""Non-destructive preview: animated target empties (the COM, the body control, one IK target per foot)
-and constraints that make the rig follow them. Removing the preview removes exactly what it added."""
+"""Non-destructive preview: animated target empties (the COM, the body control, one IK target per foot, and
+with the walking attributes one per upper-body and toe bone) and constraints that make the rig follow them.
+The preview sets the rig's IK/FK switches as a bake keys them; removing the last preview from a rig puts
+them back, and removes exactly what it added."""
 
 import bpy
 import numpy as np
 
 from ..solver.transforms import quaternion_from_matrix
-from . import animation, bake, ownership
+from . import animation, bake, body_pose, ownership
 from .rigs import bind
 
 CONSTRAINT = "Footprint Preview"
@@ -38,24 +40,30 @@ def _keyed_empty(role, coll, track, frames, rotations, positions, size):
     return empty
 
 
-def _keys(binding, motion, rest):
+POSE_ROLE = "pose {}"  # an empty whose rotation a bone of the walking attributes copies (its local one)
+
+
+def _keys(binding, motion, rest, attributes):
     """What each animated preview empty is keyed with: {role: (rotations (N, 3, 3), positions (N, 3))}, and
-    the body control's fixed offset from the COM in the COM empty's frame."""
+    the body control's fixed offset from the COM in the COM empty's frame. With the walking attributes,
+    an empty per upper-body and toe bone keyed with the bone's local rotation."""
     targets = bake.bone_targets(binding, motion, rest)
     body_rot, body_pos = targets[binding.body]
     keys = {"COM": (body_rot, motion.com)}
     for foot, bone in binding.feet.items():
         keys[f"IK {foot}"] = targets[bone]
+    if attributes is not None:
+        for bone, rotations in body_pose.channels(binding, motion, attributes).items():
+            keys[POSE_ROLE.format(bone)] = (rotations, np.zeros((len(rotations), 3)))
     return keys, body_rot[0].T @ (body_pos[0] - motion.com[0])  # the same at every frame: a rest offset
 
 
 def _followed(track, rig, binding):
     """The empties the rig's preview constraints follow, by role: the body control's and the feet's
-    targets, and the COM the body hangs off. Found from the constraints themselves, so a copy of an empty
+    targets, the COM the body hangs off, the upper body's and toes' rotations. Found from the constraints themselves, so a copy of an empty
     (Shift+D keeps its role and owner) is never the one rewritten."""
-    bones = [rig.pose.bones[name] for name in [binding.body, *binding.feet.values()]]
     empties = {target.get(ownership.ROLE_KEY): target
-               for _bone, _constraint, target in _preview_constraints(bones)
+               for _bone, _constraint, target in _preview_constraints(rig.pose.bones)
                if target is not None and ownership.owned(target, ownership.PREVIEW_KEY, track)}
     body = empties.get("body")
     if body is not None and body.parent is not None and body.parent.get(ownership.ROLE_KEY) == "COM":
@@ -78,11 +86,11 @@ def refresh(context, track, rig, previous=None, changed=None, signature=None):
     motion."""
     binding = bind(rig)
     frames, motion = bake.solve_for_rig(context, track, binding, previous, changed)
-    keys, body_offset = _keys(binding, motion, bake.world_rest(binding))
+    keys, body_offset = _keys(binding, motion, bake.world_rest(binding), bake.walking_attributes(track))
     empties = _followed(track, rig, binding)
     body = empties.get("body")
-    done = body is not None and all(role in empties and empties[role].animation_data
-                                    and empties[role].animation_data.action for role in keys)
+    done = (body is not None and set(empties) == set(keys) | {"body"}  # (attributes switched on or off: anew)
+            and all(empties[role].animation_data and empties[role].animation_data.action for role in keys))
     if done:
         if (np.asarray(body.location) - body_offset).any():  # the rig's rest changed
             body.location = body_offset
@@ -102,7 +110,7 @@ def add(context, track, rig):
     """Solve the track for the rig and add the preview; replaces this track's earlier preview."""
     binding = bind(rig)
     frames, motion = bake.solve_for_rig(context, track, binding)
-    keys, body_offset = _keys(binding, motion, bake.world_rest(binding))
+    keys, body_offset = _keys(binding, motion, bake.world_rest(binding), bake.walking_attributes(track))
     return _build(context, track, rig, binding, frames, motion, keys, body_offset)
 
 
@@ -125,8 +133,43 @@ def _build(context, track, rig, binding, frames, motion, keys, body_offset, sign
             constraint = pose_bone.constraints.new(kind)
             constraint.name = CONSTRAINT
             constraint.target = empty
+    _switch(rig, binding)
+    for role in keys:  # the upper body and toes: each bone's local rotation, from its empty's own
+        if role.startswith(POSE_ROLE.format("")):
+            bone = role[len(POSE_ROLE.format("")):]
+            constraint = rig.pose.bones[bone].constraints.new("COPY_ROTATION")
+            constraint.name = CONSTRAINT
+            constraint.target = _keyed_empty(role, coll, track, frames, *keys[role], size)
+            # The empty's own rotation (it has no parent: its world one) onto the bone's local rotation
+            # (the target's "local" space of an object is another thing: the bone did not move with it).
+            constraint.target_space, constraint.owner_space = "WORLD", "LOCAL"
     bake.remember(track, rig, motion, previewed=True, signature=signature)
     return coll, motion
+
+
+SWITCHED_KEY = "footprint_preview_switched"  # on a pose bone: its switch values before a preview set them
+
+
+def _switch(rig, binding):
+    """Set the binding's switches (legs on IK, arms on FK) for the preview, keeping each earlier value on
+    its bone so that removing the last preview from the rig puts it back."""
+    for (bone, prop), value in binding.switches.items():
+        pose_bone = rig.pose.bones[bone]
+        if prop in pose_bone and pose_bone[prop] != value:
+            before = dict(pose_bone.get(SWITCHED_KEY, {}))
+            before.setdefault(prop, pose_bone[prop])
+            pose_bone[SWITCHED_KEY] = before
+            pose_bone[prop] = value
+
+
+def _unswitch(armature):
+    """Put back the switch values previews set on the armature (when no preview follows it any more)."""
+    for pose_bone in armature.pose.bones:
+        before = pose_bone.get(SWITCHED_KEY)
+        if before is not None:
+            for prop, value in before.items():
+                pose_bone[prop] = value
+            del pose_bone[SWITCHED_KEY]
 
 
 def remove(track):
@@ -144,6 +187,8 @@ def remove(track):
             if target is None or ours(target):
                 pose_bone.constraints.remove(constraint)
                 removed = True
+        if not any(_preview_constraints(armature.pose.bones)):
+            _unswitch(armature)
     for obj in [o for o in bpy.data.objects if ours(o)]:
         bpy.data.objects.remove(obj)
         removed = True

@@ -15,6 +15,9 @@ from blender_scenes import footprint_objects
 from scene_state import snapshot
 
 FIG1 = os.path.join(ROOT, "tests", "data", "fig1.json")
+# A preview's constraints on the Rigify rig: body and feet (6), and with the walking attributes the chest, the
+# head, the FK arms and the toes (8).
+PREVIEW_CONSTRAINTS = 14
 
 
 @pytest.fixture
@@ -341,7 +344,8 @@ def test_preview_follows_the_solution_and_removes_cleanly(addon, rig_scene):
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
     assert rig_scene.animation_data is None or not rig_scene.animation_data.nla_tracks  # nothing baked
     constrained = [b.name for b in rig_scene.pose.bones if any(c.name.startswith("Footprint Preview") for c in b.constraints)]
-    assert sorted(constrained) == ["foot_ik.L", "foot_ik.R", "torso"]
+    assert sorted(constrained) == ["chest", "foot_ik.L", "foot_ik.R", "forearm_fk.L", "forearm_fk.R", "head", "toe_ik.L",
+                                   "toe_ik.R", "torso", "upper_arm_fk.L", "upper_arm_fk.R"]
     bake = bake_module(addon)
     coll = bpy.context.scene.footprint.active_track
     frames, motion = bake.solve_for_rig(bpy.context, coll, bake.bind(rig_scene))
@@ -1086,7 +1090,7 @@ def test_a_track_renamed_mid_drag_is_still_re_solved(addon, rig_scene):
     assert bpy.ops.footprint.preview(rig="rig", remove=True) == {"FINISHED"}
     assert not [c for c in bpy.data.collections if c.get("footprint_preview")]
     assert not [o for o in bpy.data.objects if o.get("footprint_preview")]
-    assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints - 6
+    assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints - PREVIEW_CONSTRAINTS
 
 
 def test_a_renamed_track_or_rig_re_bakes_in_place_and_nothing_goes_by_name(addon, rig_scene):
@@ -1102,7 +1106,7 @@ def test_a_renamed_track_or_rig_re_bakes_in_place_and_nothing_goes_by_name(addon
     assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
     assert [(t.name, [s.name for s in t.strips]) for t in anim.nla_tracks] == [("Footprints: fig1", ["fig1"])]
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
-    constraints = sum(len(bone.constraints) for bone in rig_scene.pose.bones)  # with the preview's 6
+    constraints = sum(len(bone.constraints) for bone in rig_scene.pose.bones)  # with the preview's
     fig1.name, rig_scene.name = "walk", "hero"
     copy = fig1.copy()
     bpy.context.scene.collection.children.link(copy)
@@ -1115,10 +1119,10 @@ def test_a_renamed_track_or_rig_re_bakes_in_place_and_nothing_goes_by_name(addon
         assert bpy.ops.footprint.preview(rig="hero") == {"FINISHED"}
     # One NLA track each, the renamed track's bake in place in the first (its name the artist's to change).
     assert [[baked_for(s.action) for s in t.strips] for t in anim.nla_tracks] == [["walk"], [copy.name], ["fig1"]]
-    assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints + 2 * 6  # three previews
+    assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints + 2 * PREVIEW_CONSTRAINTS  # three
     bpy.context.scene.footprint.active_track = fig1
     assert bpy.ops.footprint.preview(rig="hero", remove=True) == {"FINISHED"}
-    assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints + 6
+    assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints + PREVIEW_CONSTRAINTS
     previews = [c["footprint_preview"] for c in bpy.data.collections if c.get("footprint_preview")]
     assert len(previews) == 2 and set(previews) == {copy, other}
 
@@ -1152,11 +1156,11 @@ def test_a_preview_ignores_copies_of_its_empties_and_clears_what_deleted_tracks_
     def preview_constraints(rig):
         return [c for bone in rig.pose.bones for c in bone.constraints if c.name.startswith("Footprint Preview")]
 
-    assert len(preview_constraints(twin)) == 6
+    assert len(preview_constraints(twin)) == PREVIEW_CONSTRAINTS
     twin.data = rig_scene.data.copy()  # (constraints are on the object: copied again, empty)
     assert bpy.ops.footprint.preview(rig=twin.name) == {"FINISHED"}  # the track now previewed on the copy...
     assert not preview_constraints(rig_scene)  # ...follows nothing on the rig any more (once left targetless)
-    assert len(preview_constraints(twin)) == 6
+    assert len(preview_constraints(twin)) == PREVIEW_CONSTRAINTS
     bpy.data.collections.remove(coll)
     assert bpy.ops.footprint.import_json(filepath=FIG1) == {"FINISHED"}
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}  # the new track's, replacing the orphan
@@ -1164,7 +1168,7 @@ def test_a_preview_ignores_copies_of_its_empties_and_clears_what_deleted_tracks_
     assert not preview_constraints(twin)  # the orphans on the other rig go too (they were left with no target)
     assert bpy.ops.footprint.preview(rig="rig", remove=True) == {"FINISHED"}
     assert not [o for o in bpy.data.objects if "footprint_preview" in o.keys()]
-    assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints - 6
+    assert sum(len(bone.constraints) for bone in rig_scene.pose.bones) == constraints - PREVIEW_CONSTRAINTS
     assert len(rig_scene.animation_data.nla_tracks) == 1  # the deleted track's bake
 
 
@@ -1241,7 +1245,7 @@ def test_remove_preview_takes_constraints_left_without_target(addon, rig_scene):
     def preview_constraints():
         return [c for bone in rig_scene.pose.bones for c in bone.constraints if c.name.startswith("Footprint Preview")]
 
-    assert len(preview_constraints()) == 6 and all(c.target is None for c in preview_constraints())
+    assert len(preview_constraints()) == PREVIEW_CONSTRAINTS and all(c.target is None for c in preview_constraints())
     bpy.ops.footprint.preview(rig="rig", remove=True)
     assert not preview_constraints()
 

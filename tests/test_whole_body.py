@@ -186,3 +186,31 @@ def test_a_metarig_is_named_as_such_with_what_to_do(addon, clean):
         == {"FINISHED"}
     with pytest.raises(RuntimeError, match="is a Rigify metarig, not a rig: .*Generate Rig"):
         bpy.ops.footprint.bake(rig=metarig.name)
+
+
+def test_the_live_preview_shows_the_upper_body_and_removes_it_cleanly(addon, walk_scene):
+    """The preview follows the walking attributes through Copy Rotation constraints on the upper body and
+    toes: the evaluated arm swings as in the bake; switched off, the preview is rebuilt without them; Remove
+    Preview takes every constraint it added away."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    coll, rig = walk_scene(walk_document(steps=8))
+    arm_switch = rig.pose.bones["upper_arm_parent.L"]["IK_FK"]
+    assert arm_switch != 1.0  # Rigify's arms start on IK: the preview must switch them to show the swing
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    live.flush(bpy.context)
+    frames = np.arange(30, 80)
+    arm = sagittal(evaluated_matrices(rig, frames)["DEF-upper_arm.L"][:, :3, 1])
+    assert 15.0 <= np.ptp(arm) <= 45.0
+    followed = {pb.name for pb in rig.pose.bones for c in pb.constraints if c.name.startswith("Footprint Preview")}
+    assert {"upper_arm_fk.L", "forearm_fk.R", "chest", "head", "toe_ik.L"} <= followed
+    coll.footprint_track.body.enabled = False
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1
+    followed = {pb.name for pb in rig.pose.bones for c in pb.constraints if c.name.startswith("Footprint Preview")}
+    assert not followed & {"upper_arm_fk.L", "chest", "toe_ik.L"} and "torso" in followed
+    held_out = np.degrees(np.arccos(-evaluated_matrices(rig, frames)["DEF-upper_arm.L"][:, 2, 1]))
+    assert held_out.min() > 45.0  # back in the rest A-pose (the bake's arms hang within 15 degrees)
+    assert rig.pose.bones["upper_arm_parent.L"]["IK_FK"] == 1.0  # the arms on FK while previewed
+    assert bpy.ops.footprint.preview(rig="rig", remove=True) == {"FINISHED"}
+    assert not any(c.name.startswith("Footprint Preview") for pb in rig.pose.bones for c in pb.constraints)
+    assert rig.pose.bones["upper_arm_parent.L"]["IK_FK"] == arm_switch  # put back

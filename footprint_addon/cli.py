@@ -112,7 +112,8 @@ def _batch(args):
 def parser():
     p = argparse.ArgumentParser(prog="footprint_locomotion", description="Footprint Locomotion")
     sub = p.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="build the demo scene, save out/demo.blend, render out/demo.png")
+    demo = sub.add_parser("demo", help="build the demo scene, save out/demo.blend, render out/demo.png and "
+                                       "the 1.3 m/s walk out/walk.png")
     demo.add_argument("--output-dir", default="out")
     demo.add_argument("--no-render", action="store_true", help="skip the Workbench render")
     demo.set_defaults(run=_demo)

@@ -41,11 +41,6 @@ def evaluated_matrices(context, rig, bones, frames):
     return out
 
 
-def evaluated_heads(context, rig, bones, frames):
-    """World positions (frames, bones, 3) of the bones' heads on the evaluated rig."""
-    return evaluated_matrices(context, rig, bones, frames)[..., :3, 3]
-
-
 def carried(matrices, local_points):
     """Points (..., 3) carried by bones: local_points (..., 4) homogeneous in each bone's own rest frame
     (rest_local), matrices (..., 4, 4) the bones' evaluated world matrices; broadcast over frames."""

@@ -19,7 +19,7 @@ Everything here is a function of the solved Motion: angles per frame, in the sol
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
@@ -47,9 +47,6 @@ class WalkingAttributes:
     look_ahead: float = 0.8  # seconds: the head turns toward where the path is then
     heel_strike: float = 15.0  # the foot's toes up as the heel lands, rolling down to flat
 
-    def to_json(self) -> dict:
-        return asdict(self)
-
 
 ATTRIBUTE_NAMES = tuple(f.name for f in fields(WalkingAttributes))
 PRESETS = {
@@ -63,21 +60,6 @@ PRESETS = {
                                   torso_lean=6.0, torso_bounce=1.0, pelvic_rotation=5.0, pelvic_list=4.0,
                                   chest_rotation=3.0, head_steady=1.0, look_ahead=0.3, heel_strike=6.0),
 }
-
-
-def attributes_from_json(data) -> WalkingAttributes:
-    """A preset name or an object of attributes (unknown keys refused, each a finite number)."""
-    if isinstance(data, str):
-        if data not in PRESETS:
-            raise ValueError(f"unknown walking preset {data!r}; known: {', '.join(PRESETS)}")
-        return PRESETS[data]
-    unknown = sorted(set(data) - set(ATTRIBUTE_NAMES))
-    if unknown:
-        raise ValueError(f"unknown walking attributes: {', '.join(unknown)}")
-    values = {key: float(value) for key, value in data.items()}
-    if not all(np.isfinite(list(values.values()))):
-        raise ValueError("walking attributes must be finite numbers")
-    return replace(WalkingAttributes(), **values)
 
 
 def character_with(character, attributes: WalkingAttributes):

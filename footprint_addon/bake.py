@@ -8,8 +8,8 @@ where A turns the rig's rest facing onto the solver's +Y. Each is then expressed
 basis = rest^-1 rest_parent pose_parent^-1 pose, with the parent's current pose held.
 """
 
-import dataclasses
 import json
+import math
 
 import numpy as np
 
@@ -63,15 +63,7 @@ def world_rest(binding):
 
 def rig_character(binding, base="human"):
     """The solver character the rig's rest pose implies, in world units (the rig object may be scaled)."""
-    character = binding.character(base)
-    scale = _object_parts(binding.rig)[2]
-    return dataclasses.replace(character, hip_offsets=character.hip_offsets * scale,
-                               leg_length_nominal=character.leg_length_nominal * scale,
-                               leg_length_max=character.leg_length_max * scale,
-                               foot_length=character.foot_length * scale, foot_width=character.foot_width * scale,
-                               ankle_offset=tuple(scale * np.asarray(character.ankle_offset)),
-                               ankle_reach=character.ankle_reach * scale, ball_height=character.ball_height * scale,
-                               heel_length=character.heel_length * scale, toe_length=character.toe_length * scale)
+    return binding.character(base).scaled(_object_parts(binding.rig)[2])
 
 
 def solve_for_rig(context, coll, binding, previous=None, changed=None):
@@ -99,8 +91,7 @@ def track_character(coll, binding):
 
 def walking_attributes(coll):
     """The track's walking attributes (the Body panel), or None when they are switched off."""
-    body = getattr(coll.footprint_track, "body", None)
-    return walking.WalkingAttributes() if body is None else body.attributes()
+    return coll.footprint_track.body.attributes()
 
 
 def solver_terrain(context, coll, track):
@@ -192,9 +183,18 @@ def bake(context, coll, rig, progress=None):
 
     _track, strip = animation.replace_strip(rig, writer, ownership.BAKE_TRACK.format(coll.name), coll.name,
                                             frames[0], context.view_layer, earlier_bake)
+    extend_frame_range(context.scene, strip)  # playback and renders reach the whole bake
     remember(coll, rig, motion)
     progress(1.0)
     return strip, motion
+
+
+def extend_frame_range(scene, strip):
+    """Extend the scene's frame range so that playback and renders reach the end of a baked strip; never
+    shrinks it. The start frame stays even when the strip begins earlier (a track with negative times): it
+    is every track's time 0 (scene_clock), so moving it would retime them all and shift the next bake."""
+    last = math.ceil(strip.frame_end - 1e-6)  # the strip's end frame, even if float32 leaves it a hair above
+    scene.frame_end = max(scene.frame_end, last)
 
 
 def remember(coll, rig, motion, previewed=False, signature=None):

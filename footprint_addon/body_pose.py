@@ -8,7 +8,7 @@ import numpy as np
 from mathutils import Matrix
 
 from ..solver.body import walking
-from ..solver.transforms import quaternion_from_matrix
+from ..solver.transforms import quaternion_from_matrix, rodrigues
 
 
 def rotation_between(a, b):
@@ -27,6 +27,18 @@ def rest_rotation(binding, name):
     """The bone's rest rotation in upright space (the binding's measuring frame)."""
     upright = binding.measurements["upright"]
     return upright @ np.array(binding.rig.data.bones[name].matrix_local, dtype=float)[:3, :3]
+
+
+def arm_rotations(binding, upper_arm, forearm, arm, forward, elbow):
+    """Local rotations (N, 3, 3) of an upper arm pointing along arm (N, 3, upright space) and of its
+    forearm bent forward (toward forward (3,)) from it by elbow (N,) radians."""
+    ahead = forward - (arm @ forward)[:, None] * arm
+    ahead /= np.linalg.norm(ahead, axis=1, keepdims=True)
+    fore = np.cos(elbow)[:, None] * arm + np.sin(elbow)[:, None] * ahead
+    rest_u, rest_f = rest_rotation(binding, upper_arm), rest_rotation(binding, forearm)
+    turn_u = rotation_between(rest_u[:, 1], arm)
+    turn_f = rotation_between(rest_f[:, 1], fore)
+    return rest_u.T @ turn_u @ rest_u, rest_f.T @ np.swapaxes(turn_u, 1, 2) @ turn_f @ rest_f
 
 
 def _local(binding, name, turn_up):
@@ -51,24 +63,17 @@ def channels(binding, motion, attributes):
     for side, (upper_arm, forearm) in upper.get("arms", {}).items():
         if side not in pose.shoulder:
             continue
-        theta, phi = pose.shoulder[side][:, None], pose.elbow[side][:, None]
+        theta = pose.shoulder[side][:, None]
         outward = np.array([-1.0 if side == "L" else 1.0, 0.0, 0.0])
         hang = np.cos(pose.abduction) * np.array([0.0, 0.0, -1.0]) + np.sin(pose.abduction) * outward
-        forward = np.array([0.0, 1.0, 0.0])
-        arm = np.cos(theta) * hang + np.sin(theta) * forward  # body frame
-        ahead = forward - (arm @ forward)[:, None] * arm  # the elbow bends forward
-        ahead /= np.linalg.norm(ahead, axis=1, keepdims=True)
-        fore = np.cos(phi) * arm + np.sin(phi) * ahead
-        rest_u, rest_f = rest_rotation(binding, upper_arm), rest_rotation(binding, forearm)
-        turn_u = rotation_between(rest_u[:, 1], arm @ align)  # (align.T @ v) per row
-        turn_f = rotation_between(rest_f[:, 1], fore @ align)
-        out[upper_arm] = rest_u.T @ turn_u @ rest_u
-        out[forearm] = rest_f.T @ np.swapaxes(turn_u, 1, 2) @ turn_f @ rest_f
+        arm = np.cos(theta) * hang + np.sin(theta) * np.array([0.0, 1.0, 0.0])  # body frame
+        out[upper_arm], out[forearm] = arm_rotations(binding, upper_arm, forearm, arm @ align,  # (align.T @ v)
+                                                     align.T @ [0.0, 1.0, 0.0], pose.elbow[side])
     bends = walking.toe_bends(motion)
     lateral = np.cross(align.T @ [0.0, 1.0, 0.0], [0.0, 0.0, 1.0])  # toes up: forward turns toward up
     for leg, foot in enumerate(motion.character.feet):
         if foot in binding.toes:
-            out[binding.toes[foot]] = _local(binding, binding.toes[foot], _about(lateral, bends[:, leg]))
+            out[binding.toes[foot]] = _local(binding, binding.toes[foot], rodrigues(np.broadcast_to(lateral, (len(bends), 3)), bends[:, leg]))
     return out
 
 
@@ -96,10 +101,3 @@ def rotation_channels(rig, rotations):
             eulers[i], previous = euler, euler
         out.update({(prefix + "rotation_euler", k): eulers[:, k] for k in range(3)})
     return out
-
-
-def _about(axis, angle):
-    """(N, 3, 3) rotations by angle (N,) about the unit axis (3,)."""
-    k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
-    s, c = np.sin(angle)[:, None, None], np.cos(angle)[:, None, None]
-    return np.eye(3) + s * k + (1.0 - c) * (k @ k)

@@ -35,7 +35,11 @@ ATTRIBUTES = {
     "heel_strike": ("Heel Strike", "Toes up as the heel lands, rolling down to flat, degrees (toe roll at "
                     "heel-off follows the heel by itself)", "deg", 0.0, 30.0),
 }
-assert set(ATTRIBUTES) == set(walking.ATTRIBUTE_NAMES)
+GROUPS = (("Arms", ("arm_swing", "elbow_flexion", "elbow_swing", "arm_abduction")),
+          ("Trunk", ("torso_lean", "slope_lean", "torso_bounce", "chest_rotation")),
+          ("Pelvis", ("pelvic_rotation", "pelvic_list")), ("Head", ("head_steady", "look_ahead")),
+          ("Feet", ("heel_strike",)))  # the Body panel's boxes: every attribute in one
+assert set(ATTRIBUTES) == set(walking.ATTRIBUTE_NAMES) == {name for _title, names in GROUPS for name in names}
 
 
 def _tag(settings, _context):

@@ -9,10 +9,11 @@ import bpy
 from ..solver.errors import FootprintError
 from ..solver.motion import report_warnings
 from . import bake, rig_quality
-from .operators.common import extend_frame_range
 from .rigs import MissingBonesError
+from .scene_io import NoTerrainError
 
-JOB_ERRORS = (FootprintError, MissingBonesError, bake.BakeError, OSError, RuntimeError, KeyError)
+JOB_ERRORS = (FootprintError, NoTerrainError, MissingBonesError, bake.BakeError, OSError, RuntimeError,
+              KeyError)
 
 
 class JobError(Exception):
@@ -47,8 +48,7 @@ def bake_current(track_name, rig_name, measure=False):
         rigs = [o.name for o in bpy.data.objects if o.type == "ARMATURE"]
         raise JobError(f"no armature {rig_name!r} in this file (armatures: {', '.join(rigs) or 'none'})")
     bpy.context.scene.footprint.active_track = coll
-    strip, motion = bake.bake(bpy.context, coll, rig)
-    extend_frame_range(bpy.context.scene, strip)  # the saved file plays and renders the whole bake
+    _strip, motion = bake.bake(bpy.context, coll, rig)  # (the scene's frame range extended to it)
     return motion.report, rig_quality.measure_track(bpy.context, coll, rig, motion) if measure else None
 
 

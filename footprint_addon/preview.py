@@ -40,7 +40,7 @@ def _keyed_empty(role, coll, track, frames, rotations, positions, size):
     return empty
 
 
-POSE_ROLE = "pose {}"  # an empty whose rotation a bone of the walking attributes copies (its local one)
+POSE_ROLE = "pose "  # + a bone's name: an empty whose rotation that bone of the walking attributes copies
 
 
 def _keys(binding, motion, rest, attributes):
@@ -54,14 +54,14 @@ def _keys(binding, motion, rest, attributes):
         keys[f"IK {foot}"] = targets[bone]
     if attributes is not None:
         for bone, rotations in body_pose.channels(binding, motion, attributes).items():
-            keys[POSE_ROLE.format(bone)] = (rotations, np.zeros((len(rotations), 3)))
+            keys[POSE_ROLE + bone] = (rotations, np.zeros((len(rotations), 3)))
     return keys, body_rot[0].T @ (body_pos[0] - motion.com[0])  # the same at every frame: a rest offset
 
 
-def _followed(track, rig, binding):
+def _followed(track, rig):
     """The empties the rig's preview constraints follow, by role: the body control's and the feet's
-    targets, the COM the body hangs off, the upper body's and toes' rotations. Found from the constraints themselves, so a copy of an empty
-    (Shift+D keeps its role and owner) is never the one rewritten."""
+    targets, the COM the body hangs off, the upper body's and toes' rotations. Found from the constraints
+    themselves, so a copy of an empty (Shift+D keeps its role and owner) is never the one rewritten."""
     empties = {target.get(ownership.ROLE_KEY): target
                for _bone, _constraint, target in _preview_constraints(rig.pose.bones)
                if target is not None and ownership.owned(target, ownership.PREVIEW_KEY, track)}
@@ -87,7 +87,7 @@ def refresh(context, track, rig, previous=None, changed=None, signature=None):
     binding = bind(rig)
     frames, motion = bake.solve_for_rig(context, track, binding, previous, changed)
     keys, body_offset = _keys(binding, motion, bake.world_rest(binding), bake.walking_attributes(track))
-    empties = _followed(track, rig, binding)
+    empties = _followed(track, rig)
     body = empties.get("body")
     done = (body is not None and set(empties) == set(keys) | {"body"}  # (attributes switched on or off: anew)
             and all(empties[role].animation_data and empties[role].animation_data.action for role in keys))
@@ -135,9 +135,8 @@ def _build(context, track, rig, binding, frames, motion, keys, body_offset, sign
             constraint.target = empty
     _switch(rig, binding)
     for role in keys:  # the upper body and toes: each bone's local rotation, from its empty's own
-        if role.startswith(POSE_ROLE.format("")):
-            bone = role[len(POSE_ROLE.format("")):]
-            constraint = rig.pose.bones[bone].constraints.new("COPY_ROTATION")
+        if role.startswith(POSE_ROLE):
+            constraint = rig.pose.bones[role.removeprefix(POSE_ROLE)].constraints.new("COPY_ROTATION")
             constraint.name = CONSTRAINT
             constraint.target = _keyed_empty(role, coll, track, frames, *keys[role], size)
             # The empty's own rotation (it has no parent: its world one) onto the bone's local rotation

@@ -279,8 +279,7 @@ def measure_track(context, coll, rig, motion=None):
     if motion is None:
         _frames, motion = bake.solve_for_rig(context, coll, binding)
     frames = [scene_clock.frame(context.scene, t) for t in motion.times]
-    objects = terrain_module.track_terrain(coll)
-    probe = terrain_module.TerrainProbe(objects, context.evaluated_depsgraph_get()) if objects else None
+    probe = terrain_module.track_probe(context, coll)
     report = measure(context, binding, motion, frames, bake.solver_terrain(context, coll, motion.track), probe)
     coll.footprint_track.last_rig_report = json.dumps(report)
     return report

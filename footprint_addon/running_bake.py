@@ -40,10 +40,7 @@ def bake_cycle(context, rig, params, in_place=True, attributes=None):
     frames = scene.frame_start + motion.times * fps  # sub-frame keys: the loop is exactly one stride long
     mode = "in place" if in_place else "root motion"
     name = f"Run {running.kmh(params.velocity):.1f} km/h ({mode})"
-    writer = bake.write_action(rig, binding, name, frames, channels)
-    for bone, quaternion in upper_body_channels(rig, binding, motion, attributes).items():
-        for k in range(4):
-            writer.write(f'pose.bones["{bone}"].rotation_quaternion', k, frames, quaternion[:, k], group=bone)
+    writer = bake.write_action(rig, binding, name, frames, channels, upper_body_channels(binding, motion, attributes))
     writer.action[RUN_KEY] = mode
     if in_place:
         for fcurve in writer.fcurves:

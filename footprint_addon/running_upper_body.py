@@ -1,15 +1,12 @@
-"""RUNNER's upper body on a Rigify rig (Bruderlin & Calvert 1996, §3.3): arms swing with the opposite
+"""RUNNER's upper body on a rig whose binding names FK arms and a chest (Bruderlin & Calvert 1996, §3.3): arms swing with the opposite
 hip, elbows flexed, the chest counter-rotating against the pelvis. Written as local rotations of the FK
 arm and chest controls, relative to the torso, so they ride on whatever the body does; directions in the
 binding's upright space (the rig object's rotation applied), as the bones' rest rotations."""
 
 import numpy as np
 
-from ..solver.transforms import quaternion_from_matrix
-from .body_pose import rest_rotation, rotation_between
+from .body_pose import arm_rotations, rest_rotation
 
-ARMS = {"L": ("upper_arm_fk.L", "forearm_fk.L"), "R": ("upper_arm_fk.R", "forearm_fk.R")}
-CHEST = "chest"
 ABDUCTION = np.radians(12.0)  # arms held a little away from the body
 
 
@@ -33,39 +30,30 @@ def leg_swing(motion, leg):
     return reach / max(np.abs(reach).max(), 1e-9)
 
 
-def upper_body_channels(rig, binding, motion, attributes):
-    """Local quaternions (N, 4) per bone name; {} when the rig lacks the FK arm and chest controls."""
-    bones = rig.data.bones
-    if any(name not in bones for pair in ARMS.values() for name in pair) or CHEST not in bones:
+def upper_body_channels(binding, motion, attributes):
+    """Local rotations (N, 3, 3) of the FK arms and the chest by bone name (the binding's upper body); {}
+    when the rig lacks them."""
+    upper = binding.upper_body
+    if len(upper.get("arms", {})) < 2 or "chest" not in upper:
         return {}
     facing = binding.measurements["facing"]
     forward = np.array([-np.sin(facing), np.cos(facing), 0.0])  # the rig's forward, upright space
     down = np.array([0.0, 0.0, -1.0])
+    right = np.cross(forward, [0.0, 0.0, 1.0])
     amplitude = 0.5 * np.radians(attributes.arm_swing)
     feet = list(binding.feet)
-    flexion = np.radians(attributes.elbow_flexion)
+    flexion = np.full(len(motion.times), np.radians(attributes.elbow_flexion))
     channels = {}
-    for side, (upper, fore) in ARMS.items():
+    for side, (upper_arm, forearm) in upper["arms"].items():
         # Each arm swings with the opposite hip: forward as the other leg reaches forward (§3.3).
         angle = amplitude * leg_swing(motion, feet.index("R" if side == "L" else "L"))
-        right = np.cross(forward, [0.0, 0.0, 1.0])
-        outward = right * np.sign((_rest_point(binding, upper) @ right) or 1.0)
+        outward = right * np.sign((_rest_point(binding, upper_arm) @ right) or 1.0)
         arm = (np.cos(angle)[:, None] * (np.cos(ABDUCTION) * down + np.sin(ABDUCTION) * outward)
                + np.sin(angle)[:, None] * forward)
-        rest_u, rest_f = rest_rotation(binding, upper), rest_rotation(binding, fore)
-        turn_u = rotation_between(rest_u[:, 1], arm)
-        # The forearm bends forward from the upper arm by the elbow flexion.
-        ahead = forward - (arm @ forward)[:, None] * arm
-        ahead /= np.linalg.norm(ahead, axis=1, keepdims=True)
-        fore_dir = np.cos(flexion) * arm + np.sin(flexion) * ahead
-        turn_f = rotation_between(rest_f[:, 1], fore_dir)
-        local_u = rest_u.T @ turn_u @ rest_u
-        local_f = rest_f.T @ np.swapaxes(turn_u, 1, 2) @ turn_f @ rest_f
-        channels[upper] = quaternion_from_matrix(local_u)
-        channels[fore] = quaternion_from_matrix(local_f)
+        channels[upper_arm], channels[forearm] = arm_rotations(binding, upper_arm, forearm, arm, forward, flexion)
     # Shoulders turn against the pelvis: the chest undoes the pelvic rotation and turns as far again the
     # other way, scaled by the shoulder-rotation attribute.
-    rest_c = rest_rotation(binding, CHEST)
+    rest_c = rest_rotation(binding, upper["chest"])
     counter = -(1.0 + attributes.shoulder_rotation / 20.0) * motion.yaw
-    channels[CHEST] = quaternion_from_matrix(rest_c.T @ _about_z(counter) @ rest_c)
+    channels[upper["chest"]] = rest_c.T @ _about_z(counter) @ rest_c
     return channels

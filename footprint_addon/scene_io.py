@@ -53,13 +53,14 @@ def character_of(coll) -> solver_character.Character:
     return solver_character.preset(settings.character)
 
 
-def new_track(context, name="Footprints", character="human", terrain=None, gait="walk"):
+def new_track(context, name="Footprints", character="human", terrain=None, gait="walk", terrain_collection=None):
     coll = bpy.data.collections.new(name)
     context.scene.collection.children.link(coll)
     settings = coll.footprint_track
     settings.is_track = True
     settings.character = character
     settings.terrain = terrain
+    settings.terrain_collection = terrain_collection
     settings.gait = gait
     context.scene.footprint.active_track = coll
     return coll

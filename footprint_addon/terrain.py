@@ -177,6 +177,13 @@ def height_field(context, terrain, positions, owner):
     return field.solver
 
 
+def track_probe(context, coll):
+    """A TerrainProbe of the track's terrain (see track_terrain), or None without one; NoTerrainError when
+    none of its objects is evaluated."""
+    objects = track_terrain(coll)
+    return TerrainProbe(objects, context.evaluated_depsgraph_get()) if objects else None
+
+
 def track_height_field(context, coll, positions):
     """The track's terrain (see track_terrain) as the solver reads it: a height_field around the footprints
     at positions, or None without a terrain."""

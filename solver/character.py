@@ -8,7 +8,7 @@ maximal length, 0 < l_nom < l_max (vdP97 §2.2).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -43,6 +43,12 @@ class Character:
     pelvic_rotation: float = 0.0  # radians: the body's yaw swing, the landing side forward at each heel strike
     pelvic_list: float = 0.0  # radians: the body's roll, the swing side dropped in single support
 
+    def scaled(self, factor: float) -> "Character":
+        """The same character with every length times factor (a rig object scaled in the world)."""
+        lengths = {name: getattr(self, name) * factor for name in LENGTHS}
+        return replace(self, hip_offsets=self.hip_offsets * factor, **lengths,
+                       ankle_offset=None if self.ankle_offset is None else tuple(factor * np.asarray(self.ankle_offset)))
+
     @property
     def heel(self) -> float:
         """The back of the heel behind the support point (metres along the foot)."""
@@ -74,6 +80,8 @@ class Character:
         }
 
 
+LENGTHS = ("leg_length_nominal", "leg_length_max", "foot_length", "foot_width", "ankle_reach", "ball_height",
+           "heel_length", "toe_length")  # metres (the rest are in l_nom, radians or fractions)
 OPTIONAL_NUMBERS = ("com_clearance", "pitch_amplitude", "roll_amplitude", "bank_gain", "swing_clearance", "heel_strike",
                     "pelvic_rotation", "pelvic_list")
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from .orientation import body_yaw, rotation_matrices
 from .schedule import walking_landings
+from .transforms import axis_angle_between, rodrigues
 
 U_GRID = np.linspace(0.1, 0.9, 33)  # where a swing's clearance is checked
 MAX_PIVOT = np.radians(75.0)  # the most a heel lifts
@@ -58,33 +59,6 @@ def flush_rotations(headings, normals):
     roll = np.arcsin(np.clip(n_local[:, 0], -1.0, 1.0))
     pitch = np.arctan2(-n_local[:, 1], n_local[:, 2])
     return rotation_matrices(headings, pitch, roll)
-
-
-def _axis_angle_between(r0, r1):
-    """Axis (n, 3) and angle (n,) of the rotation r0^T r1."""
-    rel = np.swapaxes(r0, 1, 2) @ r1
-    cos = np.clip((np.trace(rel, axis1=1, axis2=2) - 1.0) / 2.0, -1.0, 1.0)
-    angle = np.arccos(cos)
-    axis = np.stack([rel[:, 2, 1] - rel[:, 1, 2], rel[:, 0, 2] - rel[:, 2, 0], rel[:, 1, 0] - rel[:, 0, 1]], axis=1)
-    norm = np.linalg.norm(axis, axis=1, keepdims=True)
-    axis = np.where(norm > 1e-12, axis / np.maximum(norm, 1e-12), [0.0, 0.0, 1.0])
-    return axis, angle
-
-
-def _rodrigues(axis, angle):
-    """(n, 3, 3) rotations by angle (n,) about unit axis (n, 3): c I + s [a]x + (1 - c) a a^T, elementwise
-    (the stacked matrix products of I + s K + (1 - c) K^2 cost more than all the rest)."""
-    s, c = np.sin(angle), np.cos(angle)
-    out = (1.0 - c)[:, None, None] * (axis[:, :, None] * axis[:, None, :])
-    out[:, [0, 1, 2], [0, 1, 2]] += c[:, None]
-    x, y, z = (s[:, None] * axis).T
-    out[:, 0, 1] -= z
-    out[:, 1, 0] += z
-    out[:, 0, 2] += y
-    out[:, 2, 0] -= y
-    out[:, 1, 2] -= x
-    out[:, 2, 1] += x
-    return out
 
 
 def terrain_normals(terrain, xy, eps=0.02):
@@ -175,9 +149,9 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     start_pos = leave_pos[rows_k]
     position[swinging] = start_pos + (land_pos[rows_k + 1] - start_pos) * rows_s[:, None]
     position[swinging, 2] += bumps[rows_k] * 4.0 * rows_u * (1.0 - rows_u)
-    axis, angle = _axis_angle_between(leave_rot[swings], land_rot[swings + 1])
+    axis, angle = axis_angle_between(leave_rot[swings], land_rot[swings + 1])
     of_swing = np.searchsorted(swings, rows_k)
-    rotation[swinging] = leave_rot[rows_k] @ _rodrigues(axis[of_swing], angle[of_swing] * rows_s)
+    rotation[swinging] = leave_rot[rows_k] @ rodrigues(axis[of_swing], angle[of_swing] * rows_s)
 
     def by_time(rows):  # (L * N, ...) leg-major rows to (N, L, ...)
         return np.swapaxes(rows.reshape((legs, n) + rows.shape[1:]), 0, 1)
@@ -194,22 +168,32 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
 
 
 def _toes_up(pos, rot, hip, character):
-    """(n,) radians the toes must turn up about the back of the heel for the leg to reach its end again (0
-    where it reaches). As _heel_off, with v the leg's end from the heel in the foot frame, turning the
-    toes up by g moves it to heel + (v_y cos g - v_z sin g) f + (v_y sin g + v_z cos g) u:
-    A cos g + B sin g = C with A = v . D, B = v_y D_u - v_z D_f."""
-    fwd, up = rot[:, :, 1], rot[:, :, 2]
-    heel = pos - character.heel * fwd
+    """(n,) radians the toes must turn up about the back of the heel on the sole for the leg to reach its
+    end again (0 where it reaches)."""
+    fwd = rot[:, :, 1]
     v_y, v_z, reach = _leg_end(character)
-    v_y = v_y + character.heel
-    d = hip - heel
+    gamma, over = _turn_to_reach(pos - character.heel * fwd, rot, hip, v_y + character.heel, v_z, reach, -1.0)
+    return np.where(over, gamma, 0.0)
+
+
+def _turn_to_reach(pivot, rot, hip, v_y, v_z, reach, heel_up):
+    """(angle (n,), over (n,)): how far the foot must turn about pivot (n, 3), heel up (heel_up = 1) or
+    toes up (-1), for the leg's end, at v_y along the foot and v_z up it from the pivot, to come within
+    reach of the hip (clipped to [0, MAX_PIVOT]); over: where it is beyond reach unturned.
+
+    Turning by b moves the end to pivot + (v_y cos b + s v_z sin b) f + (v_z cos b - s v_y sin b) u with
+    s = heel_up, and with D = hip - pivot, |D - end| = reach becomes A cos(b) + B sin(b) = C:
+    b = atan2(B, A) - acos(C / R), A = v . D, B = s (v_z D_f - v_y D_u), C = (|D|^2 + |v|^2 - reach^2) / 2.
+    """
+    fwd, up = rot[:, :, 1], rot[:, :, 2]
+    d = hip - pivot
     d_f, d_u = np.einsum("nd,nd->n", d, fwd), np.einsum("nd,nd->n", d, up)
     over = np.linalg.norm(d - v_y * fwd - v_z * up, axis=1) > reach
-    a_coef, b_coef = v_y * d_f + v_z * d_u, v_y * d_u - v_z * d_f
+    a_coef, b_coef = v_y * d_f + v_z * d_u, heel_up * (v_z * d_f - v_y * d_u)
     c_coef = 0.5 * (np.einsum("nd,nd->n", d, d) + v_y * v_y + v_z * v_z - reach * reach)
     radius = np.maximum(np.hypot(a_coef, b_coef), 1e-12)
-    gamma = np.arctan2(b_coef, a_coef) - np.arccos(np.clip(c_coef / radius, -1.0, 1.0))
-    return np.where(over, np.clip(gamma, 0.0, MAX_PIVOT), 0.0)
+    angle = np.arctan2(b_coef, a_coef) - np.arccos(np.clip(c_coef / radius, -1.0, 1.0))
+    return np.clip(angle, 0.0, MAX_PIVOT), over
 
 
 def _about_heel(pos, rot, angle, character):
@@ -306,31 +290,21 @@ def _even_ground(p0, p1, reach0, reach1, points):
 
 
 def _heel_off(pos, rot, hip, character, half):
-    """Lift the heel about the ball joint until the leg reaches again (vdP97 §2.4.1, §2.5).
+    """Lift the heel about the ball joint until the leg reaches again, where the hip is ahead of the foot
+    (vdP97 §2.4.1, §2.5): (angle (n,), positions (n, 3), rotations (n, 3, 3)).
 
-    The ball joint is the character's ball_height above the sole's toe point (0 for the presets: the
-    sole itself), so a rig's toes stay flat on the ground while the heel rises. The leg ends at mid-foot (reach l_max) or, for a character measured from a rig, at its ankle (reach
-    thigh + shin). With D = hip - toe and v the leg's end relative to the toe in the foot frame, lifting
-    the heel by beta moves the end to toe + (v_y cos b + v_z sin b) f + (v_z cos b - v_y sin b) u, and
-    |hip - end| = reach becomes A cos(b) + B sin(b) = C: beta = atan2(B, A) - acos(C / R).
-    """
+    The ball joint is the character's ball_height above the sole's toe point (0 for the presets: the sole
+    itself), so a rig's toes stay flat on the ground while the heel rises. The leg ends at mid-foot (reach
+    l_max) or, for a character measured from a rig, at its ankle (reach thigh + shin)."""
     fwd, up = rot[:, :, 1], rot[:, :, 2]
     ball = character.ball_height
-    toe = pos + half * fwd + ball * up  # the ball joint: the toes stay flat on the ground as the heel lifts
+    joint = pos + half * fwd + ball * up
     v_y, v_z, reach = _leg_end(character)
-    v_y, v_z = v_y - half, v_z - ball  # from the ball joint
-    d = hip - toe
-    d_f, d_u = np.einsum("nd,nd->n", d, fwd), np.einsum("nd,nd->n", d, up)
-    end = toe + v_y * fwd + v_z * up
+    beta, over = _turn_to_reach(joint, rot, hip, v_y - half, v_z - ball, reach, 1.0)
     ahead = np.einsum("nd,nd->n", hip - pos, fwd) > 0.0
-    over = np.linalg.norm(hip - end, axis=1) > reach
-    a_coef, b_coef = v_y * d_f + v_z * d_u, v_z * d_f - v_y * d_u
-    c_coef = 0.5 * (np.einsum("nd,nd->n", d, d) + v_y * v_y + v_z * v_z - reach * reach)
-    radius = np.maximum(np.hypot(a_coef, b_coef), 1e-12)
-    beta = np.arctan2(b_coef, a_coef) - np.arccos(np.clip(c_coef / radius, -1.0, 1.0))
-    beta = np.where(ahead & over, np.clip(beta, 0.0, MAX_PIVOT), 0.0)
+    beta = np.where(ahead & over, beta, 0.0)
     new_rot = about_own_x(rot, -beta)  # heel up: about the foot's X axis
-    new_pos = toe - half * new_rot[:, :, 1] - ball * new_rot[:, :, 2]
+    new_pos = joint - half * new_rot[:, :, 1] - ball * new_rot[:, :, 2]
     return beta, new_pos, new_rot
 
 

@@ -1,4 +1,4 @@
-"""Rotation conversions, vectorised over frames: matrices to quaternions and Euler angles."""
+"""Rotations, vectorised over frames: matrices to quaternions, axis and angle between two, about an axis."""
 
 from __future__ import annotations
 
@@ -49,3 +49,30 @@ def quaternion_from_matrix(m):
 def rotation_z(angle):
     c, s = np.cos(angle), np.sin(angle)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def axis_angle_between(r0, r1):
+    """Axis (n, 3) and angle (n,) of the rotation r0^T r1."""
+    rel = np.swapaxes(r0, 1, 2) @ r1
+    cos = np.clip((np.trace(rel, axis1=1, axis2=2) - 1.0) / 2.0, -1.0, 1.0)
+    angle = np.arccos(cos)
+    axis = np.stack([rel[:, 2, 1] - rel[:, 1, 2], rel[:, 0, 2] - rel[:, 2, 0], rel[:, 1, 0] - rel[:, 0, 1]], axis=1)
+    norm = np.linalg.norm(axis, axis=1, keepdims=True)
+    axis = np.where(norm > 1e-12, axis / np.maximum(norm, 1e-12), [0.0, 0.0, 1.0])
+    return axis, angle
+
+
+def rodrigues(axis, angle):
+    """(n, 3, 3) rotations by angle (n,) about unit axis (n, 3): c I + s [a]x + (1 - c) a a^T, elementwise
+    (the stacked matrix products of I + s K + (1 - c) K^2 cost more than all the rest)."""
+    s, c = np.sin(angle), np.cos(angle)
+    out = (1.0 - c)[:, None, None] * (axis[:, :, None] * axis[:, None, :])
+    out[:, [0, 1, 2], [0, 1, 2]] += c[:, None]
+    x, y, z = (s[:, None] * axis).T
+    out[:, 0, 1] -= z
+    out[:, 1, 0] += z
+    out[:, 0, 2] += y
+    out[:, 2, 0] -= y
+    out[:, 1, 2] -= x
+    out[:, 2, 1] += x
+    return out

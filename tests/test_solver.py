@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from footprint_locomotion.solver import (biped, blocktridiag, character, errors, footpath, legs, optimize, orientation,
-                                         physics, timing)
+                                         physics, timing, transforms)
 from footprint_locomotion.solver.character import GRAVITY
 from footprint_locomotion.solver import motion as motion_module
 from footprint_locomotion.solver.motion import support_points
@@ -1193,7 +1193,7 @@ def test_rodrigues_is_the_rotation_about_the_axis():
     k[:, 0, 1], k[:, 0, 2], k[:, 1, 2] = -axis[:, 2], axis[:, 1], -axis[:, 0]
     k -= np.swapaxes(k, 1, 2)
     s, c = np.sin(angle)[:, None, None], np.cos(angle)[:, None, None]
-    assert np.allclose(legs._rodrigues(axis, angle), np.eye(3) + s * k + (1 - c) * (k @ k), atol=1e-14)
+    assert np.allclose(transforms.rodrigues(axis, angle), np.eye(3) + s * k + (1 - c) * (k @ k), atol=1e-14)
 
 
 def test_ground_between_samples_without_terrain():

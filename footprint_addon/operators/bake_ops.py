@@ -7,7 +7,7 @@ from ...solver import running
 from ...solver.motion import report_warnings
 from .. import bake, preview, rig_quality, running_bake
 from ..rigs import MissingBonesError, leg_ik
-from .common import USER_ERRORS, OnActiveTrack, extend_frame_range
+from .common import USER_ERRORS, OnActiveTrack
 
 BAKE_ERRORS = USER_ERRORS + (MissingBonesError, bake.BakeError)
 
@@ -44,6 +44,7 @@ class FOOTPRINT_OT_bake(OnTrackAndRig, bpy.types.Operator):
         wm = context.window_manager
         wm.progress_begin(0, 100)
         try:
+            frame_end = context.scene.frame_end
             strip, motion = bake.bake(context, coll, rig, lambda fraction: wm.progress_update(int(100 * fraction)))
         except BAKE_ERRORS as exc:
             self.report({"ERROR"}, f"{exc}: nothing baked")
@@ -54,7 +55,7 @@ class FOOTPRINT_OT_bake(OnTrackAndRig, bpy.types.Operator):
         message = (f"Baked {coll.name!r} onto {rig.name} (strip {strip.name!r}, frames {strip.frame_start:.0f}-"
                    f"{strip.frame_end:.0f}); non-physical force mean "
                    f"{motion.report['non_physical_force']['mean']:.3f} body weight")
-        if extend_frame_range(scene, strip):
+        if scene.frame_end != frame_end:  # the bake extended it to the strip
             message += f"; scene frame range extended to {scene.frame_start}-{scene.frame_end}"
         level, message = _with_warnings(motion.report, message)
         if strip.frame_start < scene.frame_start:

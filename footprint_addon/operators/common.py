@@ -1,7 +1,6 @@
 """Helpers shared by the operators (and headless baking): the active track, the selection, error reporting,
 the scene's frame range."""
 
-import math
 
 from ...solver.errors import FootprintError
 from .. import scene_io
@@ -37,15 +36,3 @@ class OnActiveTrack:
     def execute(self, context):
         coll = require_track(self, context)
         return {"CANCELLED"} if coll is None else self.run(context, coll)
-
-
-def extend_frame_range(scene, strip):
-    """Extend the scene's frame range so that playback and renders reach the end of a baked strip; never
-    shrinks it. The start frame stays even when the strip begins earlier (a track with negative times): it
-    is every track's time 0 (scene_clock), so moving it would retime them all and shift the next bake.
-    Returns whether the range changed."""
-    last = math.ceil(strip.frame_end - 1e-6)  # the strip's end frame, even if float32 leaves it a hair above
-    if scene.frame_end >= last:
-        return False
-    scene.frame_end = last
-    return True

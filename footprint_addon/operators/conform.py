@@ -4,17 +4,16 @@ import bpy
 from bpy.props import BoolProperty
 
 from .. import scene_io
-from ..terrain import TerrainProbe, track_terrain
+from ..terrain import track_probe
 from .common import USER_ERRORS, OnActiveTrack, selected_mask
 
 
 def conform_objects(context, coll, objs):
     """Snap the given footprints of a track to its terrain (its terrain object and collection); all or
     nothing (NoTerrainError names misses). Returns the probe cast on (it names the terrain)."""
-    terrain = track_terrain(coll)
-    if not terrain:
+    probe = track_probe(context, coll)
+    if probe is None:
         raise scene_io.NoTerrainError(f"track {coll.name!r} has no terrain object or collection")
-    probe = TerrainProbe(terrain, context.evaluated_depsgraph_get())
     track = scene_io.read_track(coll, objs)
     conformed, tilt = scene_io.conform_track(track, probe, [o.name for o in objs])
     scene_io.write_track(coll, conformed, objs, tilt)

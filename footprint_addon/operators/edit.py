@@ -5,7 +5,7 @@ from bpy.props import BoolProperty, FloatProperty
 
 from ...solver import edits
 from .. import scene_io
-from ..terrain import TerrainProbe, track_terrain
+from ..terrain import track_probe
 from .common import USER_ERRORS, OnActiveTrack, selected_mask
 
 
@@ -59,9 +59,8 @@ class FOOTPRINT_OT_mirror(_SelectionEdit, bpy.types.Operator):
         result = edits.mirror(track, mask)
         scene_io.validate_objects(coll, result, objs)
         tilt = None
-        terrain = track_terrain(coll)
-        if terrain:  # mirrored footprints stand on other ground: take its height and slope
-            probe = TerrainProbe(terrain, context.evaluated_depsgraph_get())
+        probe = track_probe(context, coll)
+        if probe is not None:  # mirrored footprints stand on other ground: take its height and slope
             chosen = [i for i, sel in enumerate(mask) if sel]
             conformed, (pitch, roll) = scene_io.conform_track(result.take(chosen), probe, [objs[i].name for i in chosen])
             positions = result.positions.copy()

@@ -184,7 +184,7 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
             return {"CANCELLED"}
         if self.new_track:
             gait = "run" if self.runner else self.gait
-            coll = scene_io.new_track(context, f"{curve.name} footprints", self.character, terrain, gait)
+            coll = scene_io.new_track(context, f"{curve.name} footprints", self.character, terrain, gait, ground)
         else:
             coll = old
             for obj in scene_io.footprints(coll):
@@ -192,8 +192,7 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
             settings = coll.footprint_track
             settings.character, settings.character_json = self.character, ""
             settings.gait = "run" if self.runner else self.gait
-            settings.terrain = terrain
-        coll.footprint_track.terrain_collection = ground
+            settings.terrain, settings.terrain_collection = terrain, ground
         objs = scene_io.write_track(coll, track, tilt=tilt)
         if len(straddling):
             names = ", ".join(objs[i].name for i in straddling)

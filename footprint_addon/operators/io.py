@@ -70,8 +70,8 @@ class FOOTPRINT_OT_import_json(bpy.types.Operator, ImportHelper):
         name = os.path.splitext(os.path.basename(self.filepath))[0]
         character = track.character
         preset_name = character if isinstance(character, str) else character.get("preset", "human")
-        coll = scene_io.new_track(context, name, preset_name if preset_name in PRESETS else "human", terrain)
-        coll.footprint_track.terrain_collection = terrain_collection
+        coll = scene_io.new_track(context, name, preset_name if preset_name in PRESETS else "human", terrain,
+                                  terrain_collection=terrain_collection)
         if not isinstance(character, str):
             coll.footprint_track.character_json = json.dumps(character)
         scene_io.write_track(coll, track.take(track.time_order()), tilt=None if tilt is None else

@@ -10,16 +10,16 @@ from ...solver.footpath import tilt_from_normals
 from ...solver.placement import append_step
 from ...solver.track import validate
 from .. import scene_clock, scene_io
-from ..terrain import TerrainProbe, track_terrain
+from ..terrain import track_probe
 from .common import USER_ERRORS, OnActiveTrack, require_track
 
 
 def cast_onto_terrain(context, coll, origin, direction):
     """(location, normal) where the ray first meets the track's terrain (or any scene geometry)."""
-    terrain = track_terrain(coll)
+    probe = track_probe(context, coll)
+    if probe is not None:
+        return probe.cast(origin, direction)
     depsgraph = context.evaluated_depsgraph_get()
-    if terrain:
-        return TerrainProbe(terrain, depsgraph).cast(origin, direction)
     hit, location, normal, *_ = context.scene.ray_cast(depsgraph, Vector(origin), Vector(direction).normalized())
     return (location, normal) if hit else None
 
@@ -62,11 +62,11 @@ class FOOTPRINT_OT_add_on_terrain(OnActiveTrack, bpy.types.Operator):
         coll = require_track(self, context)
         if coll is None:
             return None
-        hit = cast_onto_terrain(context, coll, self.ray_origin, self.ray_direction)
-        if hit is None:
-            self.report({"ERROR"}, "No terrain under the cursor: nothing added")
-            return None
         try:
+            hit = cast_onto_terrain(context, coll, self.ray_origin, self.ray_direction)
+            if hit is None:
+                self.report({"ERROR"}, "No terrain under the cursor: nothing added")
+                return None
             return add_footprint(context, coll, *hit)
         except USER_ERRORS as exc:
             self.report({"ERROR"}, str(exc))
@@ -116,15 +116,14 @@ class FOOTPRINT_OT_add_at_cursor(OnActiveTrack, bpy.types.Operator):
     def run(self, context, coll):
         cursor = context.scene.cursor.location.copy()
         location, normal = cursor, Vector((0.0, 0.0, 1.0))
-        terrain = track_terrain(coll)
-        if terrain:
-            probe = TerrainProbe(terrain, context.evaluated_depsgraph_get())
-            hit = probe.cast((cursor.x, cursor.y, probe.top), (0.0, 0.0, -1.0))
-            if hit is None:
-                self.report({"ERROR"}, f"No terrain ({probe.name}) under the 3D cursor: nothing added")
-                return {"CANCELLED"}
-            location, normal = hit
         try:
+            probe = track_probe(context, coll)
+            if probe is not None:
+                hit = probe.cast((cursor.x, cursor.y, probe.top), (0.0, 0.0, -1.0))
+                if hit is None:
+                    self.report({"ERROR"}, f"No terrain ({probe.name}) under the 3D cursor: nothing added")
+                    return {"CANCELLED"}
+                location, normal = hit
             add_footprint(context, coll, location, normal)
         except USER_ERRORS as exc:
             self.report({"ERROR"}, str(exc))

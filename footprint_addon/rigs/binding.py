@@ -51,7 +51,6 @@ REACH_FRACTION = 0.998  # of thigh + shin: the heel lifts before the IK chain lo
 SWING_CLEARANCE = 0.05  # l_nom: the sole's clearance at mid-swing. A rig's l_nom is near its full leg, so the
 # presets' 0.08 lifted the foot 8 cm and bent the Rigify human's knee 73 degrees in swing; 0.05 bends it 67
 # (gait data: about 60 at initial swing, Perry & Burnfield 2010, ch. 5)
-OPTIONAL_PARTS = ("heels", "toes", "upper_body")  # mapping keys a rig may lack; the report says what is missing
 
 
 @dataclass
@@ -67,7 +66,8 @@ class RigBinding:
     hips: dict = field(default_factory=dict)  # foot name -> the bone at the hip joint (follows the pose)
     heels: dict = field(default_factory=dict)  # foot name -> a bone lying across the back of the heel, if any
     toes: dict = field(default_factory=dict)  # foot name -> the toe control bent at heel-off, if any
-    upper_body: dict = field(default_factory=dict)  # chest, neck, head, arms {foot side: [upper, fore]}
+    upper_body: dict = field(default_factory=dict)  # chest, neck, head, arms {foot side: [upper, fore]}; the
+    # bake turns the chest and the head (steadied against the chest), the neck stays at rest
     missing_parts: tuple = ()  # what this rig lacks for the whole body (said in the reports)
 
     def character(self, base: str = "human") -> Character:
@@ -97,14 +97,6 @@ def mapping_bones(mapping):
     names = [mapping["body"], *mapping["feet"].values(), *mapping["hips"].values(), *mapping["ankles"].values(),
              *mapping["balls"].values(), *mapping.get("switches", {})]
     return list(dict.fromkeys(names))
-
-
-def optional_bones(mapping):
-    """The bones of a mapping's optional parts (heels, toes, upper body)."""
-    upper = mapping.get("upper_body", {})
-    arms = [bone for pair in upper.get("arms", {}).values() for bone in pair]
-    return [*mapping.get("heels", {}).values(), *mapping.get("toes", {}).values(),
-            *(upper.get(part) for part in ("chest", "neck", "head") if upper.get(part)), *arms]
 
 
 def detect(rig):
@@ -157,7 +149,7 @@ def _binding(rig, mapping):
     feet = dict(mapping["feet"])
     lacking = [f"heel bone ({', '.join(feet)})" if len(heels) < len(feet) else "",
                f"toe control ({', '.join(feet)})" if len(toes) < len(feet) else "",
-               *(f"{part} bone" for part in ("chest", "neck", "head") if part not in upper_body),
+               *(f"{part} bone" for part in ("chest", "head") if part not in upper_body),  # (the neck stays at rest)
                "arm bones" if len(arms) < 2 else ""]
     binding = RigBinding(rig, mapping["body"], feet, switches, tuple(mapping.get("com_offset", (0.0, 0.0, 0.0))),
                          ankles=dict(mapping["ankles"]), balls=dict(mapping["balls"]), hips=dict(mapping["hips"]),

@@ -7,6 +7,7 @@ import bpy
 from ...solver.errors import FootprintError
 from ...solver.motion import report_warnings
 from .. import live, scene_io
+from ..body_settings import GROUPS
 
 MAX_INTERVAL_ROWS = 12
 
@@ -188,11 +189,7 @@ class FOOTPRINT_PT_body(_FootprintsPanel, bpy.types.Panel):
     def draw(self, context):
         body = context.scene.footprint.active_track.footprint_track.body
         self.layout.prop(body, "enabled")
-        groups = (("Arms", ("arm_swing", "elbow_flexion", "elbow_swing", "arm_abduction")),
-                  ("Trunk", ("torso_lean", "slope_lean", "torso_bounce", "chest_rotation")),
-                  ("Pelvis", ("pelvic_rotation", "pelvic_list")), ("Head", ("head_steady", "look_ahead")),
-                  ("Feet", ("heel_strike",)))
-        for title, names in groups:
+        for title, names in GROUPS:
             box = self.layout.box()
             box.enabled = body.enabled
             box.label(text=title)

@@ -23,7 +23,8 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from ..orientation import BODY_WINDOW, left_phase, rotation_matrices
+from ..orientation import left_phase, pelvis_oscillation, rotation_matrices, window_ends
+from ..transforms import axis_angle_between, rodrigues
 
 REFERENCE_SPEED = 1.3  # m/s: the speed the defaults are for
 MAX_SPEED_FACTOR = 1.6  # arm swing and lean stop growing here (about 2 m/s)
@@ -85,24 +86,18 @@ class UpperBody:
 
 
 def speed_factor(motion):
-    """(N,): the COM's horizontal speed over the body's moving window, as a fraction of REFERENCE_SPEED
-    (0 standing, at most MAX_SPEED_FACTOR)."""
+    """(factor (N,), travel (N, 3)): the COM's horizontal speed over the body's moving window as a fraction of
+    REFERENCE_SPEED (0 standing, at most MAX_SPEED_FACTOR), and its displacement across the window."""
     t = motion.times
-    ahead = np.interp(t + BODY_WINDOW / 2, t, np.arange(len(t)))
-    behind = np.interp(t - BODY_WINDOW / 2, t, np.arange(len(t)))
-    start = _at(motion.com, behind)
-    end = _at(motion.com, ahead)
-    span = np.clip(t + BODY_WINDOW / 2, t[0], t[-1]) - np.clip(t - BODY_WINDOW / 2, t[0], t[-1])
-    speed = np.linalg.norm((end - start)[:, :2], axis=1) / np.maximum(span, 1e-9)
-    return np.clip(speed / REFERENCE_SPEED, 0.0, MAX_SPEED_FACTOR), (end - start)
+    before, after = window_ends(t, t[0], t[-1])
+    travel = _com_at(motion, after) - _com_at(motion, before)
+    speed = np.linalg.norm(travel[:, :2], axis=1) / np.maximum(after - before, 1e-9)
+    return np.clip(speed / REFERENCE_SPEED, 0.0, MAX_SPEED_FACTOR), travel
 
 
-def _at(values, index):
-    """values (N, ...) linearly interpolated at fractional row indices (M,)."""
-    low = np.floor(index).astype(int)
-    high = np.minimum(low + 1, len(values) - 1)
-    w = (index - low).reshape((-1,) + (1,) * (values.ndim - 1))
-    return values[low] * (1.0 - w) + values[high] * w
+def _com_at(motion, times):
+    """The COM (M, 3) at times within the motion, linearly between its frames."""
+    return np.column_stack([np.interp(times, motion.times, motion.com[:, k]) for k in range(3)])
 
 
 def upper_body(motion, attributes: WalkingAttributes) -> UpperBody:
@@ -114,48 +109,34 @@ def upper_body(motion, attributes: WalkingAttributes) -> UpperBody:
     rad = np.radians
     # Trunk: counter-rotates against the pelvis (the pelvis's yaw is in the body's: character_with), leans
     # forward with speed and into the slope of the path, flexes a little at each loading.
-    pelvis_yaw = -rad(a.pelvic_rotation) / 2 * np.cos(psi)
+    ch = motion.character
+    pelvis_yaw, pelvis_list = pelvis_oscillation(psi, ch.pelvic_rotation, ch.pelvic_list)  # as solved
     chest_yaw = rad(a.chest_rotation) / 2 * np.cos(psi) * np.minimum(factor, 1.0)
     slope = np.arctan2(travel[:, 2], np.maximum(np.linalg.norm(travel[:, :2], axis=1), 1e-9))
     lean = rad(a.torso_lean) * factor + a.slope_lean * slope * (factor > 0.05)
     bounce = rad(a.torso_bounce) / 2 * np.cos(2.0 * psi) * np.minimum(factor, 1.0)
-    pelvis_list = rad(a.pelvic_list) / 2 * np.sin(psi)
     chest = rotation_matrices(chest_yaw - pelvis_yaw, -(lean + bounce), -pelvis_list)
     # Head: level and toward where the path goes, against what the trunk does (by head_steady).
     body = rotation_matrices(motion.yaw, motion.pitch, motion.roll)
-    future = np.clip(motion.times + a.look_ahead, motion.times[0], motion.times[-1])
-    ahead = _at(motion.com, np.interp(future, motion.times, np.arange(len(motion.times)))) - motion.com
-    moving = np.linalg.norm(ahead[:, :2], axis=1) > 0.05
-    look = np.where(moving, np.arctan2(-ahead[:, 0], ahead[:, 1]), motion.yaw)
+    ahead = _com_at(motion, motion.times + a.look_ahead) - motion.com  # (np.interp holds the last frame)
+    going = np.linalg.norm(ahead[:, :2], axis=1) > 0.05
+    look = np.where(going, np.arctan2(-ahead[:, 0], ahead[:, 1]), motion.yaw)
     look = motion.yaw + np.angle(np.exp(1j * (look - motion.yaw)))  # the short way round
     trunk = body @ chest
     trunk_yaw = np.arctan2(-trunk[:, 0, 1], trunk[:, 1, 1])
     level = rotation_matrices(look, 0.0, 0.0)
     steady = np.swapaxes(trunk, 1, 2) @ level  # the head's rotation relative to the chest that holds it level
     free = rotation_matrices(look - trunk_yaw, 0.0, 0.0)  # turned toward the path only
-    head = _blend(free, steady, a.head_steady)
+    axis, angle = axis_angle_between(free, steady)
+    head = free @ rodrigues(axis, a.head_steady * angle)  # from turned only (0) to held level too (1)
     # Arms: each swings against its own side's leg (forward as the other foot lands), more with speed.
     forward = {"L": -np.cos(psi), "R": np.cos(psi)}  # -1 back .. 1 forward
     swing = rad(a.arm_swing) / 2 * factor
-    moving = np.minimum(factor / 0.1, 1.0)  # the elbow's swing fades with the arm's when standing
+    walking = np.minimum(factor / 0.1, 1.0)  # the elbow's swing fades with the arm's when standing
     shoulder = {side: swing * phase for side, phase in forward.items()}
-    elbow = {side: rad(a.elbow_flexion) + rad(a.elbow_swing) / 2 * phase * moving for side, phase in forward.items()}
+    elbow = {side: rad(a.elbow_flexion) + rad(a.elbow_swing) / 2 * phase * walking
+             for side, phase in forward.items()}
     return UpperBody(chest, head, shoulder, elbow, rad(a.arm_abduction))
-
-
-def _blend(r0, r1, weight):
-    """Rotations from r0 (weight 0) to r1 (weight 1), elementwise, about the axis between them."""
-    rel = np.swapaxes(r0, 1, 2) @ r1
-    cos = np.clip((np.trace(rel, axis1=1, axis2=2) - 1.0) / 2.0, -1.0, 1.0)
-    angle = np.arccos(cos) * weight
-    axis = np.stack([rel[:, 2, 1] - rel[:, 1, 2], rel[:, 0, 2] - rel[:, 2, 0], rel[:, 1, 0] - rel[:, 0, 1]], axis=1)
-    norm = np.linalg.norm(axis, axis=1, keepdims=True)
-    axis = np.where(norm > 1e-12, axis / np.maximum(norm, 1e-12), [0.0, 0.0, 1.0])
-    k = np.zeros((len(axis), 3, 3))
-    k[:, 0, 1], k[:, 0, 2], k[:, 1, 2] = -axis[:, 2], axis[:, 1], -axis[:, 0]
-    k[:, 1, 0], k[:, 2, 0], k[:, 2, 1] = axis[:, 2], -axis[:, 1], axis[:, 0]
-    s, c = np.sin(angle)[:, None, None], np.cos(angle)[:, None, None]
-    return r0 @ (np.eye(3) + s * k + (1.0 - c) * (k @ k))
 
 
 def toe_bends(motion, release=0.2):
@@ -168,12 +149,12 @@ def toe_bends(motion, release=0.2):
     rows = np.arange(n)[:, None]
     last = np.maximum.accumulate(np.where(motion.contact, rows, -1), axis=0)  # the last stance frame so far
     left = np.where(last >= 0, motion.footprint[np.maximum(last, 0), np.arange(legs)], -1)
-    since = motion.times[:, None] - motion.track.liftoff[np.maximum(left, 0)]
-    fade = 1.0 - np.clip(since / release, 0.0, 1.0) ** 2 * (3.0 - 2.0 * np.clip(since / release, 0.0, 1.0))
+    since = np.clip((motion.times[:, None] - motion.track.liftoff[np.maximum(left, 0)]) / release, 0.0, 1.0)
+    fade = 1.0 - since * since * (3.0 - 2.0 * since)
     pitch_down = -np.arcsin(np.clip(motion.foot_rotation[..., 2, 1], -1.0, 1.0))  # toes below the heel
     # Against the footprint left (on a slope it is pitched itself): its pitch is the foot's at its last
     # stance frame less the heel-off angle then.
-    legs_ = np.arange(legs)
-    footprint_pitch = pitch_down[np.maximum(last, 0), legs_] - motion.toe_pivot[np.maximum(last, 0), legs_]
+    at_last = np.maximum(last, 0), np.arange(legs)
+    footprint_pitch = pitch_down[at_last] - motion.toe_pivot[at_last]
     swinging = np.where(left >= 0, np.maximum(pitch_down - footprint_pitch, 0.0) * fade, 0.0)
     return np.where(motion.contact, np.maximum(motion.toe_pivot, 0.0), swinging)

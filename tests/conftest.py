@@ -22,6 +22,7 @@ import bpy  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXTENSION_ID = "footprint_locomotion"
 TEST_REPO = "footprint_test_repo"
+FIG1 = os.path.join(ROOT, "tests", "data", "fig1.json")  # vdP97 Fig. 1, the track most tests bake
 
 
 def blender_ext_script():
@@ -74,6 +75,15 @@ def rigify_blend(addon, tmp_path_factory):
     path = str(tmp_path_factory.mktemp("rigs") / "rigify_human.blend")
     bpy.ops.wm.save_as_mainfile(filepath=path)
     return path
+
+
+@pytest.fixture
+def rig_scene(rigify_blend):
+    """The Rigify human and vdP97's Fig. 1 track (12 footprints, 7.4 s), an undo step after them; the rig."""
+    bpy.ops.wm.open_mainfile(filepath=rigify_blend)
+    assert bpy.ops.footprint.import_json(filepath=FIG1) == {"FINISHED"}
+    bpy.ops.ed.undo_push(message="scene ready")
+    return bpy.data.objects["rig"]
 
 
 @pytest.fixture

@@ -10,22 +10,13 @@ import bpy
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import FIG1, ROOT
 from blender_scenes import footprint_objects
 from scene_state import snapshot
 
-FIG1 = os.path.join(ROOT, "tests", "data", "fig1.json")
 # A preview's constraints on the Rigify rig: body and feet (6), and with the walking attributes the chest, the
 # head, the FK arms and the toes (8).
 PREVIEW_CONSTRAINTS = 14
-
-
-@pytest.fixture
-def rig_scene(rigify_blend):
-    bpy.ops.wm.open_mainfile(filepath=rigify_blend)
-    assert bpy.ops.footprint.import_json(filepath=FIG1) == {"FINISHED"}
-    bpy.ops.ed.undo_push(message="scene ready")
-    return bpy.data.objects["rig"]
 
 
 def bake_module(addon):

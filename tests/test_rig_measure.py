@@ -4,17 +4,15 @@ worst value with its frame. On a real Rigify human (and a Mixamo armature given 
 Blender's own IK solve."""
 
 import json
-import os
 import sys
 
 import bpy
 import numpy as np
 import pytest
 
-from conftest import ROOT
-from test_bake import mixamo_armature, rig_scene  # noqa: F401 (a fixture)
+from conftest import FIG1
+from test_bake import mixamo_armature
 
-FIG1 = os.path.join(ROOT, "tests", "data", "fig1.json")
 
 
 def module(addon, name):

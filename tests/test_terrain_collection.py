@@ -2,17 +2,14 @@
 installed extension: conforming, Footprints Along Curve, the solver's height field and the live update."""
 
 import json
-import os
 import sys
 
 import bpy
 import numpy as np
 import pytest
 
-from conftest import ROOT
 from blender_scenes import footprint_objects, poly_line, raycast_down
 
-FIG1 = os.path.join(ROOT, "tests", "data", "fig1.json")
 
 
 def modules(addon, *names):
@@ -97,21 +94,13 @@ def test_the_solver_height_field_sees_every_object_of_the_terrain_collection(add
     assert field.heights(on_box)[0] == pytest.approx(0.0)
 
 
-@pytest.fixture
-def fig1_on_a_rig(rigify_blend):
-    bpy.ops.wm.open_mainfile(filepath=rigify_blend)
-    assert bpy.ops.footprint.import_json(filepath=FIG1) == {"FINISHED"}
-    bpy.ops.ed.undo_push(message="scene ready")
-    return bpy.context.scene.footprint.active_track
-
-
-def test_editing_the_terrain_collection_re_solves_the_live_preview(addon, fig1_on_a_rig):
+def test_editing_the_terrain_collection_re_solves_the_live_preview(addon, rig_scene):
     """The live preview's track stands on a collection: a plane and a slab under the whole track. Raising
     the slab 50 cm re-solves the preview once, on the raised ground (the COM's least clearance 50 cm less);
     disabling the slab in viewports re-solves it on the plane; linking another object to the collection
     re-solves it too; an object outside it does nothing."""
     live, solved, terrain = modules(addon, "footprint_addon.live", "footprint_addon.solved", "footprint_addon.terrain")
-    coll = fig1_on_a_rig
+    coll = bpy.data.collections["fig1"]
     ground, _plane, slab = ground_and_step((-3.0, -3.0, -0.3), (3.0, 10.0, 0.0))
     coll.footprint_track.terrain_collection = ground
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}

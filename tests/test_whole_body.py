@@ -35,7 +35,7 @@ def walk_scene(rigify_blend, tmp_path):
 
 BONES = ["DEF-thigh.L", "DEF-shin.L", "DEF-foot.L", "DEF-toe.L", "ORG-heel.02.L", "DEF-thigh.R", "DEF-shin.R",
          "DEF-foot.R", "DEF-toe.R", "ORG-heel.02.R", "DEF-upper_arm.L", "DEF-forearm.L", "DEF-upper_arm.R",
-         "DEF-spine", "DEF-spine.003"]
+         "DEF-forearm.R", "DEF-spine", "DEF-spine.003"]
 
 
 def evaluated_matrices(rig, frames):
@@ -48,6 +48,34 @@ def evaluated_matrices(rig, frames):
         world = np.array(evaluated.matrix_world)
         out[i] = [world @ np.array(evaluated.pose.bones[name].matrix) for name in BONES]
     return dict(zip(BONES, np.moveaxis(out, 1, 0)))
+
+
+RIGIFY_PARTS = {"arm L": "DEF-upper_arm.L", "arm R": "DEF-upper_arm.R", "forearm L": "DEF-forearm.L",
+                "forearm R": "DEF-forearm.R", "thigh L": "DEF-thigh.L", "thigh R": "DEF-thigh.R",
+                "pelvis": "DEF-spine", "chest": "DEF-spine.003"}
+
+
+def assert_walk_norms(m, steady, parts):
+    """The walk's arms and trunk against gait data, on world matrices m {bone: (N, 4, 4)} over the steady
+    frames; parts names the bones ("arm L", "forearm L", "thigh L", the R ones, "pelvis", "chest"):
+    20-40 degrees of shoulder swing against the same-side thigh, the arms against each other, elbows flexed
+    (Murray, Sepic & Barnard 1967); at least 6 degrees of pelvic rotation, the chest counter-rotating
+    (Perry & Burnfield 2010; Lamoth et al. 2002)."""
+    direction = {part: m[bone][:, :3, 1] / np.linalg.norm(m[bone][:, :3, 1], axis=1, keepdims=True)
+                 for part, bone in parts.items()}
+    arms = {}
+    for side in "LR":
+        arm, thigh = sagittal(direction[f"arm {side}"])[steady], sagittal(direction[f"thigh {side}"])[steady]
+        assert 20.0 <= np.ptp(arm) <= 40.0, side
+        assert np.corrcoef(arm, thigh)[0, 1] < -0.5, side
+        elbow = np.degrees(np.arccos(np.clip(np.einsum("nd,nd->n", direction[f"arm {side}"],
+                                                       direction[f"forearm {side}"]), -1, 1)))
+        assert elbow[steady].min() > 10.0, side
+        arms[side] = arm
+    assert np.corrcoef(arms["L"], arms["R"])[0, 1] < -0.5
+    pelvis_yaw, chest_yaw = yaw(m[parts["pelvis"]])[steady], yaw(m[parts["chest"]])[steady]
+    assert np.ptp(pelvis_yaw) >= 6.0
+    assert np.corrcoef(pelvis_yaw, chest_yaw)[0, 1] < -0.3
 
 
 def sagittal(direction):
@@ -71,6 +99,11 @@ def sole_points(rig, matrices, bone):
     return np.stack(heights, axis=1)
 
 
+def preset_path(addon, name):
+    """A shipped Body preset file of the installed extension."""
+    return os.path.join(os.path.dirname(sys.modules[addon].__file__), "presets", "footprint_body", f"{name}.py")
+
+
 def bake_walk(addon, make, document):
     coll, rig = make(document)
     assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
@@ -83,21 +116,11 @@ def test_a_walk_swings_its_arms_turns_its_pelvis_and_keeps_its_feet_on_the_groun
     _coll, rig, motion, m = bake_walk(addon, walk_scene, walk_document())
     steady = (motion.times > 2 * STEP_TIME) & (motion.times < motion.times[-1] - 2 * STEP_TIME)
     y = {name: mats[:, :3, 1] for name, mats in m.items()}
-    # Arms: 20-40 degrees of shoulder swing against the same-side thigh, elbows flexed (Murray et al. 1967).
-    arm, thigh = sagittal(y["DEF-upper_arm.L"])[steady], sagittal(y["DEF-thigh.L"])[steady]
-    assert 20.0 <= np.ptp(arm) <= 40.0
-    assert np.corrcoef(arm, thigh)[0, 1] < -0.5
-    right_arm, right_thigh = sagittal(y["DEF-upper_arm.R"])[steady], sagittal(y["DEF-thigh.R"])[steady]
-    assert np.corrcoef(right_arm, right_thigh)[0, 1] < -0.5 and np.corrcoef(arm, right_arm)[0, 1] < -0.5
-    elbow = np.degrees(np.arccos(np.clip(np.einsum("nd,nd->n", y["DEF-upper_arm.L"], y["DEF-forearm.L"]), -1, 1)))
-    assert elbow[steady].min() > 10.0
+    assert_walk_norms(m, steady, RIGIFY_PARTS)
     # Pelvis: 30-60 mm up and down over the steady walk (per step it is still 14-33 mm: the COM spline's one
-    # segment per step cannot vault); rotation of at least 6 degrees, the chest counter-rotating.
+    # segment per step cannot vault).
     pelvis = m["DEF-spine"][steady, 2, 3]
     assert 0.030 <= np.ptp(pelvis) <= 0.060
-    pelvis_yaw, chest_yaw = yaw(m["DEF-spine"])[steady], yaw(m["DEF-spine.003"])[steady]
-    assert np.ptp(pelvis_yaw) >= 6.0
-    assert np.corrcoef(pelvis_yaw, chest_yaw)[0, 1] < -0.3
     # Feet: no sole point (heel, ball, toe tip) more than 2 mm under the ground at any frame; the ankle at
     # its rest height in flat-foot stance; the ball and heel still while down.
     rest_ankle = rig.data.bones["DEF-foot.L"].head_local[2]
@@ -151,8 +174,10 @@ def test_walking_attributes_off_bake_legs_only_and_presets_match_the_solver(addo
     # The shipped presets set exactly the solver's preset values.
     walking = sys.modules[f"{addon}.solver.body.walking"]
     for name, attributes in walking.PRESETS.items():
-        path = os.path.join(os.path.dirname(sys.modules[addon].__file__), "presets", "footprint_body", f"{name}.py")
-        bpy.ops.script.execute_preset(filepath=path, menu_idname="FOOTPRINT_MT_body_presets")
+        body.enabled = False
+        for key in walking.ATTRIBUTE_NAMES:  # a line missing from the preset leaves its -1
+            setattr(body, key, -1.0)
+        bpy.ops.script.execute_preset(filepath=preset_path(addon, name), menu_idname="FOOTPRINT_MT_body_presets")
         assert body.enabled and all(abs(getattr(body, key) - getattr(attributes, key)) < 1e-5
                                     for key in walking.ATTRIBUTE_NAMES), name
 
@@ -214,3 +239,55 @@ def test_the_live_preview_shows_the_upper_body_and_removes_it_cleanly(addon, wal
     assert bpy.ops.footprint.preview(rig="rig", remove=True) == {"FINISHED"}
     assert not any(c.name.startswith("Footprint Preview") for pb in rig.pose.bones for c in pb.constraints)
     assert rig.pose.bones["upper_arm_parent.L"]["IK_FK"] == arm_switch  # put back
+
+
+def test_a_preset_chosen_while_previewing_shows_at_once(addon, walk_scene):
+    """The tired preset swings the arms far less than the defaults: chosen while the preview is live, it
+    re-solves the track once and the previewed arm swings less."""
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    _coll, rig = walk_scene(walk_document(steps=8))
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    live.flush(bpy.context)
+    frames = np.arange(30, 80)
+    swing = lambda: np.ptp(sagittal(evaluated_matrices(rig, frames)["DEF-upper_arm.L"][:, :3, 1]))  # noqa: E731
+    before = swing()
+    bpy.ops.script.execute_preset(filepath=preset_path(addon, "tired"), menu_idname="FOOTPRINT_MT_body_presets")
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1 and live.flush(bpy.context) == 0
+    assert swing() < 0.6 * before
+
+
+@pytest.mark.parametrize("mode", ["XYZ", "AXIS_ANGLE"])
+def test_the_bake_keys_each_bone_in_its_own_rotation_mode(addon, walk_scene, mode):
+    """Arm and chest controls on Euler or axis-angle rotation bake to the same pose as on quaternions."""
+    _coll, rig = walk_scene(walk_document(steps=6))
+    frames = np.arange(20, 60, 3)
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    quaternions = evaluated_matrices(rig, frames)
+    for bone in ("upper_arm_fk.L", "forearm_fk.L", "chest"):
+        rig.pose.bones[bone].rotation_mode = mode
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    action = rig.animation_data.nla_tracks[0].strips[0].action
+    paths = {fc.data_path for fc in sys.modules[f"{addon}.footprint_addon.animation"].action_fcurves(action)}
+    wanted = "rotation_euler" if mode == "XYZ" else "rotation_axis_angle"
+    assert f'pose.bones["chest"].{wanted}' in paths and 'pose.bones["chest"].rotation_quaternion' not in paths
+    other = evaluated_matrices(rig, frames)
+    for bone in ("DEF-upper_arm.L", "DEF-forearm.L", "DEF-spine.003"):
+        assert np.allclose(other[bone], quaternions[bone], atol=1e-4), bone
+
+
+def test_the_switches_come_back_when_the_last_preview_leaves_the_rig(addon, walk_scene, tmp_path):
+    """Two tracks previewed on one rig: removing one keeps the arms on FK for the other; removing the
+    last puts the rig's own switch values back."""
+    first, rig = walk_scene(walk_document(steps=6))
+    arm_switch = rig.pose.bones["upper_arm_parent.L"]["IK_FK"]
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    assert bpy.ops.footprint.import_json(filepath=str(tmp_path / "walk.json")) == {"FINISHED"}
+    second = bpy.context.scene.footprint.active_track
+    assert second != first and bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    bpy.context.scene.footprint.active_track = first
+    assert bpy.ops.footprint.preview(rig="rig", remove=True) == {"FINISHED"}
+    assert rig.pose.bones["upper_arm_parent.L"]["IK_FK"] == 1.0  # the second preview still needs them
+    bpy.context.scene.footprint.active_track = second
+    assert bpy.ops.footprint.preview(rig="rig", remove=True) == {"FINISHED"}
+    assert rig.pose.bones["upper_arm_parent.L"]["IK_FK"] == arm_switch

@@ -1,0 +1,115 @@
+"""The walking attributes in the solver (solver/body/walking.py), on solved motions of the scenario tracks:
+no Blender. Each attribute moves what it says, by about what it says."""
+
+import dataclasses
+import json
+import os
+
+import numpy as np
+import pytest
+
+from footprint_locomotion.solver import biped
+from footprint_locomotion.solver.body import walking
+from footprint_locomotion.solver.character import preset
+from footprint_locomotion.solver.orientation import rotation_matrices
+from footprint_locomotion.solver.terrain import terrain_from_json
+from footprint_locomotion.solver.track import load_track, make_track
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+def solved(name, attributes=walking.WalkingAttributes(), fps=30.0):
+    """A scenario track solved for the human with the attributes the solve sees."""
+    path = os.path.join(DATA, f"{name}.json")
+    with open(path) as fh:
+        terrain = terrain_from_json(json.load(fh).get("terrain"))
+    return biped.solve(load_track(path), walking.character_with(preset("human"), attributes), terrain, fps=fps)
+
+
+def straight_walk(step, step_time=0.55, n=12):
+    """A straight walk of n steps of the given length and time (stance 1.2 step times: double stance)."""
+    feet = ["L" if i % 2 == 0 else "R" for i in range(n)]
+    positions = [(0.09 * (-1) ** (i + 1), step * i, 0.0) for i in range(n)]
+    contact = step_time * np.arange(n)
+    return make_track(feet, positions, np.zeros(n), contact, contact + 1.2 * step_time)
+
+
+def steady(motion, margin=1.2):
+    return (motion.times > motion.times[0] + margin) & (motion.times < motion.times[-1] - margin)
+
+
+def test_a_walking_foot_lands_on_its_heel_toes_up_by_the_heel_strike():
+    for name, attributes in walking.PRESETS.items():
+        motion = solved("straight_walk", attributes)
+        assert np.degrees(-motion.toe_pivot.min()) == pytest.approx(attributes.heel_strike, abs=0.5), name
+    no_strike = solved("straight_walk", dataclasses.replace(walking.WalkingAttributes(), heel_strike=0.0))
+    assert no_strike.toe_pivot.min() >= 0.0
+
+
+def test_the_arms_swing_more_the_faster_the_walk_and_the_presets_differ():
+    """Shoulder swing peak to peak grows with speed (the same step time, longer steps), and orders the
+    presets as their names say."""
+    def shoulder_swing(motion, attributes):
+        angles = walking.upper_body(motion, attributes).shoulder["L"][steady(motion)]
+        return np.degrees(np.ptp(angles))
+
+    neutral = walking.WalkingAttributes()
+    character = walking.character_with(preset("human"), neutral)
+    swings = [shoulder_swing(biped.solve(straight_walk(step), character, fps=30.0), neutral)
+              for step in (0.45, 0.6, 0.75)]
+    assert swings[0] < swings[1] < swings[2]
+    assert swings[2] == pytest.approx(neutral.arm_swing * 0.75 / 0.55 / walking.REFERENCE_SPEED, rel=0.1)
+    by_preset = {name: shoulder_swing(solved("straight_walk", attributes), attributes)
+                 for name, attributes in walking.PRESETS.items()}
+    assert by_preset["brisk"] > by_preset["neutral"] > by_preset["tired"] > by_preset["cautious"]
+
+
+def test_the_trunk_leans_into_a_climb():
+    """The chest pitches forward with speed, and further up a 15 degree slope by the slope_lean fraction."""
+    def lean(name, attributes):
+        motion = solved(name, attributes)
+        chest = walking.upper_body(motion, attributes).chest[steady(motion, 1.0)]
+        return np.degrees(np.arcsin(chest[:, 2, 1])).mean()  # +: the chest's forward axis points down
+
+    neutral = walking.WalkingAttributes()
+    flat, climb = lean("straight_walk", neutral), lean("slope15", neutral)
+    upright = lean("slope15", dataclasses.replace(neutral, slope_lean=0.0))
+    assert 1.0 < -flat < 5.0  # torso_lean 3 degrees at 1.3 m/s
+    assert -climb > -upright + 0.3 * 15.0 * 0.8  # about slope_lean (0.4) of the 15 degrees more
+
+
+def test_the_head_is_held_level_and_turns_toward_where_the_path_goes():
+    """On a 90 degree turn: head_steady 1 holds the head's pitch and roll in the world still while the
+    trunk's move; 0 lets it ride with the trunk. look_ahead turns it toward the path ahead of the body."""
+    def head_in_world(motion, attributes):
+        pose = walking.upper_body(motion, attributes)
+        return rotation_matrices(motion.yaw, motion.pitch, motion.roll) @ pose.chest @ pose.head
+
+    neutral = walking.WalkingAttributes()
+    motion = solved("turn90", neutral)
+    held = head_in_world(motion, dataclasses.replace(neutral, head_steady=1.0))
+    riding = head_in_world(motion, dataclasses.replace(neutral, head_steady=0.0))
+    pitch = lambda r: np.degrees(np.ptp(np.arcsin(np.clip(r[:, 2, 1], -1, 1))))  # noqa: E731
+    assert pitch(held) < 0.1 and pitch(riding) > 2.0
+    yaw = lambda r: np.arctan2(-r[:, 0, 1], r[:, 1, 1])  # noqa: E731
+    lead = lambda look: np.degrees(np.abs(np.angle(np.exp(1j * (yaw(head_in_world(  # noqa: E731
+        motion, dataclasses.replace(neutral, look_ahead=look))) - motion.yaw)))).max())
+    assert lead(0.0) < 1.0 < 10.0 < lead(0.8)
+
+
+def test_the_toes_bend_with_the_heel_off_and_straighten_after_lift_off():
+    motion = solved("straight_walk")
+    bends = walking.toe_bends(motion)
+    stance = motion.contact
+    assert np.allclose(bends[stance], np.maximum(motion.toe_pivot[stance], 0.0))
+    assert bends.max() > np.radians(10.0)
+    # A quarter of a second after each lift-off (release 0.2 s) the toes are straight again.
+    checked = 0
+    for leg in range(2):
+        rows = np.flatnonzero(~stance[:, leg])
+        for start in rows[np.concatenate([[True], np.diff(rows) > 1])]:
+            after = start + np.searchsorted(motion.times[start:], motion.times[start] + 0.25)
+            if after < len(motion.times) and not stance[after, leg]:
+                assert bends[after, leg] == pytest.approx(0.0, abs=1e-12)
+                checked += 1
+    assert checked >= 8

@@ -9,7 +9,7 @@ import bpy
 from ..solver import biped
 from ..solver.errors import FootprintError
 from ..solver.motion import report_warnings
-from ..solver.track import load_track
+from ..solver.track import MAX_FPS, load_track
 from .files import write_atomically
 
 _handle = None
@@ -24,35 +24,44 @@ def _demo(args):
 
 
 def _validate(args):
-    track = load_track(args.track)
+    track = _read_track(args.track, args.fps)
     print(f"{args.track}: {len(track)} footprints, {track.contact.min():.3f} s to {track.liftoff.max():.3f} s: valid")
     return 0
 
 
+def _read_track(path, fps):
+    """The track at path with every check a solve makes (biped.check); errors name the file."""
+    if not 0 < fps <= MAX_FPS:  # (also false for NaN)
+        raise FootprintError(f"--fps must be in (0, {MAX_FPS}], not {fps}")
+    track = load_track(path)
+    try:
+        biped.check(track, fps)
+    except FootprintError as exc:
+        raise type(exc)(f"{path}: {exc}") from None
+    return track
+
+
 def _solve(args):
-    if not (args.fps > 0 and args.fps <= 1000):
-        raise FootprintError(f"--fps must be in (0, 1000], not {args.fps}")
-    track = load_track(args.track)
-    motion = biped.solve(track, fps=args.fps, method=args.method)
-    write_atomically(args.output, json.dumps(motion.to_json()) + "\n")
+    track = _read_track(args.track, args.fps)
+    try:
+        motion = biped.solve(track, fps=args.fps, method=args.method)
+    except FootprintError as exc:
+        raise type(exc)(f"{args.track}: {exc}") from None
+    write_atomically(args.output, json.dumps(motion.to_json(), allow_nan=False) + "\n", inputs=[args.track])
     report = motion.report
-    print(f"solve: {len(track)} footprints -> {len(motion.times)} samples at {args.fps:g} fps in "
-          f"{motion.solve_seconds * 1e3:.1f} ms; non-physical force mean "
-          f"{report['non_physical_force']['mean']:.3f} of body weight; wrote {args.output}")
+    print(f"solve: {len(track)} footprints -> {len(motion.times)} samples at {args.fps:g} fps; non-physical force "
+          f"mean {report['non_physical_force']['mean']:.3f} of body weight; wrote {args.output}")
+    print(f"solve: {motion.solve_seconds * 1e3:.1f} ms in the solver", file=sys.stderr)
     for warning in report_warnings(report):
         print(f"solve: warning: {warning}", file=sys.stderr)
     return 0
 
 
 def _plot(args):
-    from ..solver import plot
+    from ..solver import json_input, plot
 
-    try:
-        with open(args.motion, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise FootprintError(f"{args.motion}: cannot read the motion: {exc}") from None
-    plot.plot(doc, args.output)
+    doc = json_input.load(args.motion, json_input.MAX_MOTION_BYTES, what="motion")
+    write_atomically(args.output, plot.render(doc, args.output), inputs=[args.motion])
     print(f"plot: {args.motion} -> {args.output}")
     return 0
 
@@ -86,27 +95,33 @@ def _bake(args):
 
 
 def _batch(args):
-    from . import headless
+    from . import batch_jobs, headless
 
     try:
-        jobs = headless.load_jobs(args.jobs)
-        if args.output_dir:
-            headless.make_output_dir(args.output_dir)
-    except headless.JobError as exc:
+        jobs = batch_jobs.load_jobs(args.jobs, args.output_dir, args.overwrite)
+    except batch_jobs.JobListError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    failed = 0
-    for index, job in enumerate(jobs, start=1):
-        output = headless.job_output(job, args.output_dir, args.jobs)
-        label = f"[{index}/{len(jobs)}] {job['file']} {job['track']} -> {job['rig']}"
-        try:
-            reports = headless.run_job(job["file"], job["track"], job["rig"], output, args.overwrite, args.measure)
-            print(f"{label}: ok, {output} ({headless.summary(*reports)})", flush=True)
-        except (headless.JobError,) + headless.JOB_ERRORS as exc:
-            failed += 1
-            print(f"{label}: FAILED: {exc}", flush=True)
-    print(f"batch: {len(jobs) - failed} of {len(jobs)} jobs baked")
-    return 1 if failed else 0
+    baked = 0
+    try:
+        for job in jobs:
+            label = f"[{job.number}/{len(jobs)}] {job.label}"
+            if job.problem:
+                print(f"{label}: FAILED: {job.problem}", flush=True)
+                continue
+            try:
+                reports = headless.run_job(job.file, job.track, job.rig, job.output, args.overwrite, args.measure)
+            except (headless.JobError,) + headless.JOB_ERRORS as exc:
+                print(f"{label}: FAILED: {exc}", flush=True)
+                continue
+            except Exception as exc:  # a job's own data broke something: that job fails, the batch goes on
+                print(f"{label}: FAILED: internal error: {type(exc).__name__}: {exc}", flush=True)
+                continue
+            baked += 1
+            print(f"{label}: ok, {job.output} ({headless.summary(*reports)})", flush=True)
+    finally:  # even when interrupted, say what was done
+        print(f"batch: {baked} of {len(jobs)} jobs baked")
+    return 0 if baked == len(jobs) else 1
 
 
 def parser():
@@ -119,7 +134,7 @@ def parser():
     demo.set_defaults(run=_demo)
     solve = sub.add_parser("solve", help="solve a track: COM, orientation, feet, quality report (JSON)")
     solve.add_argument("track")
-    solve.add_argument("--fps", type=float, default=60.0)
+    solve.add_argument("--fps", type=float, default=60.0, help="samples per second (default 60)")
     solve.add_argument("--output", required=True, help="motion JSON to write")
     solve.add_argument("--method", choices=sorted(biped.METHODS), default="lm",
                        help="lm: Levenberg-Marquardt (default); greedy: vdP97's reference descent")
@@ -155,8 +170,10 @@ def parser():
     batch.add_argument("--overwrite", action="store_true", help="allow outputs to replace input files")
     batch.add_argument("--measure", action="store_true", help="also measure foot skate on each evaluated rig")
     batch.set_defaults(run=_batch)
-    check = sub.add_parser("validate", help="check a footprint track JSON file")
+    check = sub.add_parser("validate", help="check a footprint track JSON file as solve would (every check "
+                                            "solve makes before it optimises)")
     check.add_argument("track")
+    check.add_argument("--fps", type=float, default=60.0, help="the rate solve will sample at (default 60)")
     check.set_defaults(run=_validate)
     return p
 

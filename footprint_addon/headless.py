@@ -1,14 +1,13 @@
 """Headless baking: one scene, or a batch of (file, track, rig) jobs. Inputs are never overwritten unless
 asked, outputs are written whole or not at all, and every job reports its own status."""
 
-import json
 import os
 
 import bpy
 
 from ..solver.errors import FootprintError
 from ..solver.motion import report_warnings
-from . import bake, rig_quality
+from . import bake, files, rig_quality
 from .rigs import MissingBonesError
 from .scene_io import NoTerrainError
 
@@ -21,19 +20,20 @@ class JobError(Exception):
 
 
 def open_scene(path):
+    """Open a user's .blend with its scripts off whatever their Auto Run preference: a batch tool never runs
+    code a file carries."""
     if not os.path.isfile(path):
         raise JobError(f"{path}: no such .blend file")
-    bpy.ops.wm.open_mainfile(filepath=os.path.abspath(path), load_ui=False)
+    bpy.ops.wm.open_mainfile(filepath=os.path.abspath(path), load_ui=False, use_scripts=False)
 
 
 def check_output(output, inputs, overwrite):
-    folder = os.path.dirname(os.path.abspath(output))
-    if not os.path.isdir(folder):
-        raise JobError(f"{output}: the folder {folder} does not exist")
     if not output.endswith(".blend"):
         raise JobError(f"{output}: the output must be a .blend file")
-    if not overwrite and any(os.path.abspath(output) == os.path.abspath(i) for i in inputs if i):
-        raise JobError(f"{output}: would overwrite the input file (pass --overwrite to allow it)")
+    try:
+        files.check_target(output, () if overwrite else inputs)
+    except files.WriteError as exc:
+        raise JobError(f"{exc} (pass --overwrite to replace an input)" if "is the input" in str(exc) else str(exc)) from None
 
 
 def bake_current(track_name, rig_name, measure=False):
@@ -52,24 +52,63 @@ def bake_current(track_name, rig_name, measure=False):
     return motion.report, rig_quality.measure_track(bpy.context, coll, rig, motion) if measure else None
 
 
-def save_copy(output):
-    """Save the open file to output, via a temporary file so a failure leaves no partial .blend."""
-    tmp = output + ".part.blend"
+def save_copy(output, inputs=()):
+    """Save the open file to output through files.replace_file: a .blend that Blender reads back whole, or
+    no change at all (a full disk makes Blender write a truncated file and report success)."""
+    def write(tmp):
+        try:
+            result = bpy.ops.wm.save_as_mainfile(filepath=tmp, copy=True, check_existing=False)
+        except RuntimeError as exc:
+            raise OSError(0, f"Blender could not save: {exc}") from None
+        if result != {"FINISHED"} or not os.path.isfile(tmp):
+            raise OSError(0, "Blender did not save the file")
+        files.sync_file(tmp)
+
+    files.replace_file(output, write, verify_blend, inputs, suffix=".tmp.blend")
+
+
+def verify_blend(path):
+    """Raise OSError unless path is a whole .blend: it ends with its ENDB block and Blender lists its data."""
+    if not _ends_whole(path):
+        raise OSError(0, "the saved file is cut short (no ENDB block at its end)")
     try:
-        bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(tmp), copy=True, check_existing=False)
-        os.replace(tmp, output)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        with bpy.data.libraries.load(path) as (_data_from, _data_to):
+            pass
+    except OSError as exc:
+        raise OSError(0, f"the saved file does not read back: {exc}") from None
+
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # Blender 4.2+ may compress the whole file with Zstandard
+
+
+def _ends_whole(path, tail_bytes=64):
+    """Does the file (decompressed if it is Zstandard) end with the ENDB block Blender writes last?"""
+    with open(path, "rb") as fh:
+        compressed = fh.read(4) == ZSTD_MAGIC
+        fh.seek(0)
+        if not compressed:
+            fh.seek(max(os.fstat(fh.fileno()).st_size - tail_bytes, 0))
+            return b"ENDB" in fh.read()
+        import zstandard  # bundled with Blender
+
+        tail = b""
+        try:
+            with zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True) as reader:
+                while chunk := reader.read(1 << 20):
+                    tail = (tail + chunk)[-tail_bytes:]
+        except zstandard.ZstdError:
+            return False
+        return b"ENDB" in tail
 
 
 def run_job(scene, track, rig, output, overwrite=False, measure=False):
     """Bake (and optionally measure) one job and save the result; returns bake_current's reports."""
-    check_output(output, [scene, bpy.data.filepath], overwrite)
+    inputs = [scene] if scene else [bpy.data.filepath]
+    check_output(output, inputs, overwrite)
     if scene:
         open_scene(scene)
     reports = bake_current(track, rig, measure)
-    save_copy(output)
+    save_copy(output, () if overwrite else inputs)
     return reports
 
 
@@ -84,35 +123,3 @@ def summary(report, rig_report):
         text += (f"; ball skate on the rig {skate}; legs at most {max(rig_report['leg_extension'].values()):.1%} "
                  f"straight; feet at most {max(rig_report['below_ground'].values()) * 1000:.1f} mm below ground")
     return text
-
-
-def load_jobs(path):
-    try:
-        with open(path, encoding="utf-8") as fh:
-            jobs = json.load(fh)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise JobError(f"{path}: cannot read the job list: {exc}") from None
-    if not isinstance(jobs, list) or not all(isinstance(j, dict) and {"file", "track", "rig"} <= set(j) for j in jobs):
-        raise JobError(f'{path}: expected a list of {{"file", "track", "rig"[, "output"]}} objects')
-    return jobs
-
-
-def make_output_dir(path):
-    """Create the batch's output folder with its parents, before any job runs (a folder that is missing is
-    the usual case for a fresh batch, not an error)."""
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise JobError(f"--output-dir {path}: is a file, not a folder")
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError as exc:
-        raise JobError(f"--output-dir {path}: cannot create the folder: {exc.strerror or exc}") from None
-
-
-def job_output(job, output_dir, jobs_path):
-    """Where a job's result goes: its "output" (a relative one inside output_dir, else beside the job list,
-    never the current directory), else <input name>.<track>.baked.blend in output_dir or beside its input."""
-    if job.get("output"):
-        return os.path.join(output_dir or os.path.dirname(os.path.abspath(jobs_path)), job["output"])
-    stem = os.path.splitext(os.path.basename(job["file"]))[0]
-    folder = output_dir or os.path.dirname(os.path.abspath(job["file"]))
-    return os.path.join(folder, f"{stem}.{job['track']}.baked.blend")

@@ -13,11 +13,12 @@ import numpy as np
 from . import legs as legs_module
 from . import orientation, spline
 from .character import Character, character_from_json
-from .motion import POSE, Motion, frame_measures, frames_of, quality_report
+from .errors import RangeError
+from .motion import POSE, Motion, first_non_finite, frame_measures, frames_of, quality_report
 from .optimize import greedy_descent, levenberg_marquardt
 from .problem import Problem, Weights, Window
 from .terrain import terrain_from_json
-from .track import Track, frame_count
+from .track import MAX_FPS, Track, frame_count
 
 METHODS = {"lm": levenberg_marquardt, "greedy": greedy_descent}
 
@@ -43,6 +44,16 @@ def solve(track: Track, character: Character | None = None, terrain=None, fps: f
     window was re-optimised, only the times it can reach are sampled again.
     """
     return _solve_group([track], [character], [terrain], [times], fps, method, weights, warm, changed, previous)[0]
+
+
+def check(track: Track, fps: float = 60.0) -> None:
+    """Every check solve() makes before it optimises: the rate, the character and terrain the track asks
+    for, its schedule, and how many frames it samples at fps. `validate` runs it, so that a track it calls
+    valid is one that solve accepts."""
+    if not 0 < fps <= MAX_FPS:  # (also false for NaN)
+        raise RangeError(f"fps must be in (0, {MAX_FPS}], not {fps}")
+    problem = Problem([(track,) + resolve(track)], Weights())
+    frame_count(problem.parts[0].schedule.start, problem.parts[0].schedule.end, fps)
 
 
 WINDOW_MIN_FREE = 40  # free states: below this a whole warm re-solve is as fast as a window's
@@ -101,7 +112,17 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
                                       "warm_start": start is not None,
                                       "window": None if window is None else [window.first, window.stop]}
         motion.solution = result.free[problem.parts[i].free]
+        _refuse_non_finite(motion)
     return motions
+
+
+def _refuse_non_finite(motion):
+    hit = first_non_finite(motion)
+    if hit is not None:
+        field_name, frame = hit
+        when = f" at {motion.times[frame]:.4g} s" if frame is not None else ""
+        raise RangeError(f"the solve gave a non-finite {field_name}{when}: the track's numbers overflow the "
+                         "physics (check the character's sizes, the terrain and the footprints' positions)")
 
 
 def _window(problem, warm, changed):

@@ -7,6 +7,7 @@ maximal length, 0 < l_nom < l_max (vdP97 §2.2).
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, replace
 
@@ -82,6 +83,14 @@ class Character:
 
 LENGTHS = ("leg_length_nominal", "leg_length_max", "foot_length", "foot_width", "ankle_reach", "ball_height",
            "heel_length", "toe_length")  # metres (the rest are in l_nom, radians or fractions)
+MIN_SIZE, MAX_SIZE = 1e-3, 100.0  # metres: a character's lengths, a beetle's to a giant's; beyond them the
+# physics overflows (a leg of 1e10 m) or underflows, and the error should name the field, not a NaN
+_ANGLE = (0.0, math.pi / 2)
+NUMBER_RANGES = {  # the optional numbers' units are l_nom, radians or fractions, not metres
+    "com_clearance": (0.0, 10.0), "swing_clearance": (0.0, 10.0), "bank_gain": (0.0, 10.0),
+    "pitch_amplitude": _ANGLE, "roll_amplitude": _ANGLE, "heel_strike": _ANGLE, "pelvic_rotation": _ANGLE,
+    "pelvic_list": _ANGLE,
+}
 OPTIONAL_NUMBERS = ("com_clearance", "pitch_amplitude", "roll_amplitude", "bank_gain", "swing_clearance", "heel_strike",
                     "pelvic_rotation", "pelvic_list")
 
@@ -114,10 +123,12 @@ def character_from_json(data) -> Character:
     if not isinstance(data, dict):
         raise CharacterError(f"character must be a preset name or an object, not {type(data).__name__}")
     base = preset(data.get("preset", "human"))
-    feet = tuple(data.get("feet", base.feet))
-    unknown = [f for f in feet if f not in ALL_FEET]
-    if unknown or len(set(feet)) != len(feet) or not feet:
-        raise CharacterError(f"character feet {list(feet)} must be distinct names from {list(ALL_FEET)}")
+    feet = data.get("feet", list(base.feet))
+    if (not isinstance(feet, list) or not feet or not all(isinstance(f, str) and f in ALL_FEET for f in feet)
+            or len(set(feet)) != len(feet)):
+        raise CharacterError(f"character feet {json.dumps(feet)[:80]} must be a list of distinct names from "
+                             f"{list(ALL_FEET)}")
+    feet = tuple(feet)
     hips = data.get("hip_offsets", dict(zip(base.feet, base.hip_offsets.tolist())))
     if not isinstance(hips, dict) or set(hips) != set(feet):
         raise CharacterError(f"character hip_offsets must give one [x, y, z] for each foot of {list(feet)}")
@@ -127,13 +138,14 @@ def character_from_json(data) -> Character:
             key: float(data.get(key, getattr(base, key)))
             for key in ("leg_length_nominal", "leg_length_max", "foot_length", "foot_width") + OPTIONAL_NUMBERS
         }
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise CharacterError(f"character parameters must be numbers: {exc}") from None
-    if hip_offsets.shape != (len(feet), 3) or not np.isfinite(hip_offsets).all():
-        raise CharacterError("character hip_offsets must be finite [x, y, z] triples")
-    if not all(math.isfinite(v) and v >= 0 for v in numbers.values()) or not all(
-            numbers[k] > 0 for k in ("leg_length_nominal", "leg_length_max", "foot_length", "foot_width")):
-        raise CharacterError(f"character lengths must be finite and positive: {numbers}")
+    if hip_offsets.shape != (len(feet), 3) or not (np.abs(hip_offsets) <= MAX_SIZE).all():
+        raise CharacterError(f"character hip_offsets must be finite [x, y, z] triples within {MAX_SIZE:g} m")
+    for key, value in numbers.items():
+        low, high = NUMBER_RANGES.get(key, (MIN_SIZE, MAX_SIZE))
+        if not low <= value <= high:  # also false for NaN
+            raise CharacterError(f"character {key} {value:.4g} is outside [{low:g}, {high:g}]")
     if not numbers["leg_length_nominal"] < numbers["leg_length_max"]:
         raise CharacterError("character needs leg_length_nominal < leg_length_max (vdP97 §2.2)")
     return Character(str(data.get("preset", base.name)), feet, hip_offsets, **numbers)

@@ -56,8 +56,7 @@ class Motion:
             **({"footprints": track_to_json(self.track)["footprints"]} if self.track is not None else {}),
             "character": self.character.to_json(),
             "report": self.report,
-            "solve_seconds": self.solve_seconds,
-        }
+        }  # no solve time: the same input gives the same bytes (caches and farms compare outputs)
 
 
 def support_points(motion: Motion):
@@ -74,6 +73,27 @@ def support_points(motion: Motion):
 POSE = ("com", "com_velocity", "com_acceleration", "yaw", "pitch", "roll", "hips", "feet", "foot_rotation",
         "toe_pivot", "contact", "footprint")  # a Motion's arrays with a row per frame, times aside
 PER_FRAME = ("times",) + POSE
+
+
+def first_non_finite(motion: Motion):
+    """(field, frame or None) of the first NaN or infinity in a motion's samples or report, else None: a
+    track whose numbers overflow the physics is an input error, never a file of NaN."""
+    for name in PER_FRAME:
+        values = np.asarray(getattr(motion, name), dtype=float)
+        bad = np.flatnonzero(~np.isfinite(values.reshape(len(values), -1)).all(axis=1))
+        if bad.size:
+            return name, int(bad[0])
+
+    def walk(value, path):
+        if isinstance(value, dict):
+            return next((hit for k, v in value.items() if (hit := walk(v, f"{path}.{k}"))), None)
+        if isinstance(value, (list, tuple)):
+            return next((hit for v in value if (hit := walk(v, path))), None)
+        if isinstance(value, float) and not np.isfinite(value):
+            return path, None
+        return None
+
+    return walk(motion.report, "report")
 
 
 def frames_of(motion: Motion, rows) -> Motion:

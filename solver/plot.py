@@ -11,11 +11,12 @@ import zlib
 import numpy as np
 
 from . import drawing
+from .errors import FootprintError
 
 WIDTH, PLAN_HEIGHT, TIMING_HEIGHT, MARGIN = 900, 600, 180, 40
 
 
-class PlotError(ValueError):
+class PlotError(FootprintError):
     """A motion file the plot cannot read (the message says which field)."""
 
 
@@ -26,15 +27,25 @@ def geometry(doc: dict):
         fps = doc["footprints"]
         com = np.asarray(doc["com"], dtype=float)
         support = doc["support"]
-    except (KeyError, TypeError) as exc:
+        positions = np.array([f["position"] + [0.0] * (3 - len(f["position"])) for f in fps], dtype=float)
+        headings = np.radians(np.array([f.get("heading", 0.0) for f in fps], dtype=float))
+        feet = np.array([str(f["foot"]) for f in fps])
+        contact = np.array([f["contact"] for f in fps], dtype=float)
+        liftoff = np.array([f["liftoff"] for f in fps], dtype=float)
+        end = float(doc["times"][-1])
+        character = doc.get("character", {})
+        size = (float(character.get("foot_length", 0.26)), float(character.get("foot_width", 0.1)))
+    except KeyError as exc:
         raise PlotError(f"not a footprint-motion with footprints: missing {exc}") from None
-    positions = np.array([f["position"] + [0.0] * (3 - len(f["position"])) for f in fps], dtype=float)
-    headings = np.radians([f.get("heading", 0.0) for f in fps])
-    feet = np.array([f["foot"] for f in fps])
-    contact = np.array([f["contact"] for f in fps], dtype=float)
-    liftoff = np.array([f["liftoff"] for f in fps], dtype=float)
-    character = doc.get("character", {})
-    outline = drawing.footprint_outline(character.get("foot_length", 0.26), character.get("foot_width", 0.1))
+    except (TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise PlotError(f"not a footprint-motion with footprints: {exc}") from None
+    for name, values in (("com", com), ("footprint positions", positions), ("headings", headings),
+                         ("contact times", contact), ("liftoff times", liftoff), ("times", end), ("foot size", size)):
+        if not np.isfinite(values).all():
+            raise PlotError(f"the motion's {name} hold NaN or infinity: nothing to draw")
+    if com.ndim != 2 or com.shape[1] != 3 or len(com) != len(support) or not len(fps):
+        raise PlotError("the motion's com and support must have one row per sample, and footprints one each")
+    outline = drawing.footprint_outline(*size)
     c, s = np.cos(headings), np.sin(headings)
     rot = np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], axis=1)  # (F, 2, 2)
     outlines = positions[:, None, :2] + np.einsum("fij,sj->fsi", rot, outline[:, :2])
@@ -46,7 +57,7 @@ def geometry(doc: dict):
         "outlines": outlines, "outline_colors": [drawing.foot_color(f) for f in feet],
         "path": path[:, :, :2], "path_colors": path_colors,
         "daggers": dagger_lines[:, :, :2], "dagger_colors": [drawing.foot_color(feet[o]) for o in owner],
-        "rows": rows, "bars": bars, "time": (float(min(contact.min(), 0.0)), float(max(liftoff.max(), doc["times"][-1]))),
+        "rows": rows, "bars": bars, "time": (float(min(contact.min(), 0.0)), float(max(liftoff.max(), end))),
     }
 
 
@@ -142,13 +153,10 @@ def to_png(g) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b"")
 
 
-def plot(doc: dict, path: str) -> None:
-    g = geometry(doc)
+def render(doc: dict, path: str) -> bytes:
+    """The plot for path's extension (.svg or .png), as the bytes to write."""
     if path.lower().endswith(".svg"):
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(to_svg(g))
-    elif path.lower().endswith(".png"):
-        with open(path, "wb") as fh:
-            fh.write(to_png(g))
-    else:
-        raise PlotError(f"{path}: the output must end in .svg or .png")
+        return to_svg(geometry(doc)).encode("utf-8")
+    if path.lower().endswith(".png"):
+        return to_png(geometry(doc))
+    raise PlotError(f"{path}: the output must end in .svg or .png")

@@ -8,6 +8,11 @@ import numpy as np
 
 from .errors import TrackFormatError
 
+MAX_HEIGHT = 1e6  # metres, as a track's positions (track.MAX_DISTANCE): beyond, float32 in Blender and the
+# physics' squares stop meaning anything
+MIN_SPACING = 1e-3  # metres between height samples: finer is no terrain a foot could tell apart
+MAX_CELLS = 16 * 2**20  # height samples (128 MiB of floats)
+
 
 @dataclass(frozen=True)
 class FlatTerrain:
@@ -59,23 +64,54 @@ class HeightField:
 def terrain_from_json(data):
     """The optional "terrain" of a track file: {"flat": z} or {"heightfield": {origin, spacing, heights}}.
 
-    Anything else (for example {"object": "Terrain"}, which names a Blender object) gives None: the solver
+    Any other object (for example {"object": "Terrain"}, which names a Blender object) gives None: the solver
     then takes the ground from the footprints themselves.
     """
-    if not isinstance(data, dict):
+    if data is None:
         return None
+    if not isinstance(data, dict):
+        raise TrackFormatError(f"terrain must be an object such as {{\"flat\": 0}}, not {type(data).__name__}")
     try:
         if "flat" in data:
-            return FlatTerrain(float(data["flat"]))
+            return FlatTerrain(_bounded(data["flat"], "flat height", MAX_HEIGHT))
         if "heightfield" in data:
-            hf = data["heightfield"]
-            values = np.asarray(hf["heights"], dtype=float)
-            if values.ndim != 2 or min(values.shape) < 2 or not np.isfinite(values).all():
-                raise ValueError("heights must be a finite grid of at least 2 x 2")
-            spacing = float(hf["spacing"])
-            if not spacing > 0:
-                raise ValueError("spacing must be positive")
-            return HeightField(tuple(float(v) for v in hf["origin"][:2]), spacing, values)
-    except (KeyError, TypeError, ValueError) as exc:
+            return _height_field(data["heightfield"])
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise TrackFormatError(f"terrain: {exc}") from None
     return None
+
+
+def _bounded(value, what, limit):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{what} must be a number, not {type(value).__name__}")
+    value = float(value)
+    if not abs(value) <= limit:  # also false for NaN
+        raise ValueError(f"{what} {value:.4g} is not a finite number within {limit:.0e}")
+    return value
+
+
+def _height_field(hf):
+    if not isinstance(hf, dict):
+        raise TypeError("heightfield must be an object {origin, spacing, heights}")
+    origin = hf["origin"]
+    if not isinstance(origin, list) or len(origin) != 2:
+        raise ValueError("heightfield origin must be [x, y]")
+    origin = tuple(_bounded(v, "heightfield origin", MAX_HEIGHT) for v in origin)
+    spacing = _bounded(hf["spacing"], "heightfield spacing", MAX_HEIGHT)
+    if not spacing >= MIN_SPACING:
+        raise ValueError(f"heightfield spacing {spacing:.4g} must be at least {MIN_SPACING:g} m")
+    rows = hf["heights"]
+    if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+        raise TypeError("heightfield heights must be a list of rows")
+    if len(rows) * max((len(r) for r in rows), default=0) > MAX_CELLS:
+        raise ValueError(f"heightfield heights: more than {MAX_CELLS:,} values")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for r in rows for v in r):
+        raise TypeError("heightfield heights must be numbers")
+    values = np.array(rows, dtype=float) if len({len(r) for r in rows}) == 1 else np.zeros((0, 0))
+    if values.ndim != 2 or min(values.shape) < 2:
+        raise ValueError("heightfield heights must be a grid of at least 2 x 2, every row the same length")
+    if not (np.abs(values) <= MAX_HEIGHT).all():
+        raise ValueError(f"heightfield heights must be finite numbers within {MAX_HEIGHT:.0e} m")
+    if max(values.shape) * spacing > 2 * MAX_HEIGHT:
+        raise ValueError(f"heightfield spans more than {2 * MAX_HEIGHT:.0e} m")
+    return HeightField(origin, spacing, values)

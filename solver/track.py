@@ -13,7 +13,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from . import json_input
 from .character import ALL_FEET, character_from_json
+from .terrain import terrain_from_json
 from .errors import (FootprintError, NonFiniteError, OverlapError, RangeError, TimingError, TrackFormatError,
                      UnknownFootError)
 
@@ -23,6 +25,7 @@ MAX_FOOTPRINTS = 100_000
 MAX_DISTANCE = 1e6  # metres from the origin (1000 km): beyond, a position is a mistake, and float32 in
 # Blender has long stopped resolving millimetres
 MAX_SECONDS = 1e6  # seconds from time 0 (11.5 days)
+MAX_FPS = 1000  # samples per second: the command line's --fps and a track's "fps" alike
 MAX_FRAMES = 1_000_000  # samples of one motion (4.6 hours at 60 fps): beyond, memory runs out
 
 
@@ -131,7 +134,10 @@ def validate(track: Track, allowed_feet=ALL_FEET, labels=None) -> Track:
 def _number(value, where):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TrackFormatError(f"{where} must be a number, not {json.dumps(value)[:40]}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond any float, from a caller that did not parse it with json_input
+        raise RangeError(f"{where}: {str(value)[:20]}... is beyond any float") from None
 
 
 def track_from_json(data) -> Track:
@@ -143,6 +149,8 @@ def track_from_json(data) -> Track:
     items = data.get("footprints")
     if not isinstance(items, list):
         raise TrackFormatError('"footprints" must be a list')
+    if not items:
+        raise TrackFormatError("the track has no footprints")
     if len(items) > MAX_FOOTPRINTS:
         raise TrackFormatError(f"{len(items)} footprints is more than the limit of {MAX_FOOTPRINTS}")
     character_field = data.get("character", "human")
@@ -173,15 +181,16 @@ def track_from_json(data) -> Track:
         contact[i] = _number(item["contact"], f"{where}: contact")
         liftoff[i] = _number(item["liftoff"], f"{where}: liftoff")
     extras = {k: data[k] for k in ("terrain", "fps") if k in data}
+    terrain_from_json(extras.get("terrain"))  # refused here, with the file's name, rather than at solve time
+    fps = extras.get("fps", 1)
+    if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= MAX_FPS:
+        raise TrackFormatError(f'"fps" must be a number in (0, {MAX_FPS}], not {json.dumps(extras["fps"])[:40]}')
     track = Track(feet, positions, headings, contact, liftoff, has_height, character_field, extras)
     return validate(track, allowed_feet=character.feet)
 
 
 def parse_track_text(text: str, source: str = "track") -> Track:
-    try:
-        data = json.loads(text)  # NaN and Infinity parse, then validation names the footprint and field
-    except json.JSONDecodeError as exc:
-        raise TrackFormatError(f"{source}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    data = json_input.loads(text, source)  # NaN and Infinity parse, then validation names the footprint and field
     try:
         return track_from_json(data)
     except FootprintError as exc:
@@ -189,12 +198,7 @@ def parse_track_text(text: str, source: str = "track") -> Track:
 
 
 def load_track(path) -> Track:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TrackFormatError(f"{path}: cannot read track file: {exc}") from None
-    return parse_track_text(text, source=str(path))
+    return parse_track_text(json_input.read_text(path, what="track file"), source=str(path))
 
 
 def json_number(value: float, kind: str) -> float:

@@ -66,7 +66,7 @@ def test_bad_track_file_is_refused_and_scene_unchanged(scene_with_track, case):
 
 def test_missing_file_is_refused(scene_with_track):
     before = snapshot()
-    with pytest.raises(RuntimeError, match="cannot read track file"):
+    with pytest.raises(RuntimeError, match="cannot read the track file"):
         bpy.ops.footprint.import_json(filepath=str(scene_with_track / "nowhere.json"))
     assert snapshot() == before
 

@@ -84,7 +84,7 @@ def test_validate_command_reports_bad_tracks(tmp_path):
     proc = run_cli("validate", str(bad))
     assert proc.returncode == 1 and "footprint 0: liftoff" in proc.stderr and str(bad) in proc.stderr
     proc = run_cli("validate", str(tmp_path / "missing.json"))
-    assert proc.returncode == 1 and "cannot read track file" in proc.stderr
+    assert proc.returncode == 1 and "cannot read the track file" in proc.stderr
     proc = run_cli("frobnicate")
     assert proc.returncode == 2
 
@@ -144,7 +144,7 @@ def test_bake_command_refuses_bad_paths(fig1_scene, tmp_path):
                    "--output", str(tmp_path / "no" / "such" / "dir.blend"))
     assert proc.returncode == 1 and "does not exist" in proc.stderr
     proc = run_cli("bake", str(fig1_scene), "--track", "fig1", "--rig", "rig", "--output", str(fig1_scene))
-    assert proc.returncode == 1 and "would overwrite the input file" in proc.stderr
+    assert proc.returncode == 1 and "is the input" in proc.stderr and "--overwrite" in proc.stderr
     assert digest(fig1_scene) == before
 
 
@@ -153,7 +153,7 @@ def test_batch_reports_each_job_and_fails_if_any_failed(fig1_scene, tmp_path):
     jobs = tmp_path / "jobs.json"
     jobs.write_text(json.dumps([
         {"file": str(fig1_scene), "track": "fig1", "rig": "rig"},
-        {"file": str(fig1_scene), "track": "fig1", "rig": "ghost"},
+        {"file": str(fig1_scene), "track": "fig1", "rig": "ghost", "output": "ghost.blend"},
         {"file": str(tmp_path / "gone.blend"), "track": "fig1", "rig": "rig"},
     ]))
     out_dir = tmp_path / "out"
@@ -246,15 +246,14 @@ def test_solve_writes_the_motion_format_and_repeats_itself_across_processes(tmp_
         out = tmp_path / name
         proc = run_cli("solve", os.path.join(ROOT, "tests", "data", "fig1.json"), "--fps", "30", "--output", str(out))
         assert proc.returncode == 0, proc.stderr[-2000:]
-        outputs.append(json.loads(out.read_text()))
-    first, second = outputs
+        assert "ms in the solver" in proc.stderr and " ms" not in proc.stdout  # the timing is not the output's
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]  # byte for byte: caches and farms compare outputs
+    first = json.loads(outputs[0])
     assert first["format"] == "footprint-motion" and first["version"] == 1 and first["fps"] == 30.0
     times = np.asarray(first["times"])
     assert np.allclose(np.diff(times), 1 / 30, atol=2e-6) and len(first["com"]) == len(times)  # 6 decimals
-    assert 0.0 < first["solve_seconds"] < 60.0
     assert first["report"]["non_physical_force"]["mean"] < 0.05
-    first.pop("solve_seconds"), second.pop("solve_seconds")
-    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
     assert "warning" not in proc.stderr
     # Footprints too far apart for a bird (0.6 m steps): written all the same, with a warning per leg (and
     # one of the non-physical force).

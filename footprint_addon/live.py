@@ -107,7 +107,7 @@ def flush(context):
             errors.pop(uid, None)  # own writes), or an invalid edit was undone: the preview shows this state
             continue
         try:
-            motion = preview.refresh(context, coll, coll.footprint_track.rig, solved.last_motion(coll),
+            preview.refresh(context, coll, coll.footprint_track.rig, solved.last_motion(coll),
                                      solved.changed_span(solved.last_signature(coll), current), current)
         except (ValueError, RuntimeError) as exc:  # an invalid edit mid-drag: keep the last good preview
             errors[uid] = str(exc)

@@ -5,14 +5,13 @@ footprint.is_footprint. A footprint's rotation is Euler 'YXZ' (pitch, roll, head
 exactly the heading and the first two tilt the footprint flush with the terrain.
 """
 
-import json
 import math
 
 import bpy
 import numpy as np
 
 from ..solver import character as solver_character
-from ..solver import drawing, footpath
+from ..solver import drawing, footpath, json_input
 from ..solver.track import Track, make_track, validate
 
 ROTATION_MODE = "YXZ"
@@ -47,10 +46,16 @@ def active_track(context):
 
 
 def character_of(coll) -> solver_character.Character:
+    return solver_character.character_from_json(character_field(coll))
+
+
+def character_field(coll):
+    """The track's character as the track format holds it: explicit parameters (JSON a file may have
+    mangled, so read as hostile) or a preset's name."""
     settings = coll.footprint_track
-    if settings.character_json:
-        return solver_character.character_from_json(json.loads(settings.character_json))
-    return solver_character.preset(settings.character)
+    if not settings.character_json:
+        return settings.character
+    return json_input.loads(settings.character_json, f"track {coll.name!r}: character")
 
 
 def new_track(context, name="Footprints", character="human", terrain=None, gait="walk", terrain_collection=None):
@@ -82,8 +87,7 @@ def position_of(obj):
 def read_track(coll, objs=None) -> Track:
     """The footprints of a track collection (time order, or the given objects' order) as a solver Track."""
     objs = footprints(coll) if objs is None else objs
-    settings = coll.footprint_track
-    character = json.loads(settings.character_json) if settings.character_json else settings.character
+    character = character_field(coll)
     return make_track(
         [o.footprint.foot for o in objs],
         [position_of(o) for o in objs],

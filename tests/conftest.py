@@ -87,6 +87,17 @@ def rig_scene(rigify_blend):
 
 
 @pytest.fixture
+def fig1_scene(rigify_blend, tmp_path):
+    """A saved .blend with the Rigify human and the Fig. 1 track imported; its path."""
+    bpy.ops.wm.open_mainfile(filepath=rigify_blend)
+    assert bpy.ops.footprint.import_json(filepath=FIG1) == {"FINISHED"}
+    path = tmp_path / "scene.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    bpy.ops.wm.read_homefile(use_empty=True)
+    return path
+
+
+@pytest.fixture
 def clean(addon):
     """An empty scene with the extension enabled and an undo stack that starts here."""
     bpy.ops.wm.read_homefile(use_empty=True)

@@ -1,29 +1,16 @@
 """The command line: `python -m footprint_locomotion ...` runs the same code as `blender --command footprint`."""
 
-import hashlib
-import importlib.util
 import json
 import math
 import os
-import subprocess
-import sys
 
 import bpy
 import numpy as np
 import pytest
 
 from blender_scenes import footprint_objects, raycast_down
+from cli_run import digest, needs_module_install, run_cli
 from conftest import ROOT
-
-needs_module_install = pytest.mark.skipif(
-    importlib.util.find_spec("footprint_locomotion") is None,
-    reason="python -m footprint_locomotion needs the development install (./dev sets it up)",
-)
-
-
-def run_cli(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "footprint_locomotion", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=600)
 
 
 @needs_module_install
@@ -87,21 +74,6 @@ def test_validate_command_reports_bad_tracks(tmp_path):
     assert proc.returncode == 1 and "cannot read the track file" in proc.stderr
     proc = run_cli("frobnicate")
     assert proc.returncode == 2
-
-
-@pytest.fixture
-def fig1_scene(rigify_blend, tmp_path):
-    """A saved .blend with the Rigify human and the Fig. 1 track imported."""
-    bpy.ops.wm.open_mainfile(filepath=rigify_blend)
-    assert bpy.ops.footprint.import_json(filepath=os.path.join(ROOT, "tests", "data", "fig1.json")) == {"FINISHED"}
-    path = tmp_path / "scene.blend"
-    bpy.ops.wm.save_as_mainfile(filepath=str(path))
-    bpy.ops.wm.read_homefile(use_empty=True)
-    return path
-
-
-def digest(path):
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @needs_module_install

@@ -3,13 +3,13 @@ armature into a solver Character (hips, leg lengths, foot size) and map solver f
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...solver.character import Character, preset
+from ...solver import json_input
+from ...solver.character import ALL_FEET, Character, preset
 from ...solver.transforms import rotation_z
 
 
@@ -103,12 +103,8 @@ def detect(rig):
     """The mapping for an armature: its own explicit one, else the first known naming scheme it matches
     completely, else an error that says what the armature is and what to do."""
     explicit = rig.data.get(MAPPING_KEY)
-    if explicit:
-        try:
-            return json.loads(explicit)
-        except ValueError as exc:
-            raise MissingBonesError(f"armature {rig.name!r} has a {MAPPING_KEY!r} property that is not valid "
-                                    f"JSON ({exc}): fix it or delete it") from None
+    if explicit is not None:
+        return explicit_mapping(rig.name, explicit)
     bones = rig.data.bones
     missing = [sum(name not in bones for name in mapping_bones(m)) for m in (RIGIFY, AUTO_RIG_PRO)]
     closest = (RIGIFY, AUTO_RIG_PRO)[int(np.argmin(missing))]
@@ -125,6 +121,53 @@ def detect(rig):
                             f"for an armature with plain leg bones (thigh/shin/foot/toe or Mixamo names) run "
                             f"'Set up Leg IK' on it first; otherwise give it a {MAPPING_KEY!r} mapping "
                             f"(Rigify misses {missing[0]} bones, e.g. {_first_missing(bones, RIGIFY)})")
+
+
+def explicit_mapping(rig_name, text):
+    """An armature's own mapping (MAPPING_KEY), checked field by field: whatever a file holds there, the
+    error says what is wrong with it instead of a TypeError deep in the bake."""
+    def refuse(why):
+        raise MissingBonesError(f"armature {rig_name!r} has a {MAPPING_KEY!r} property that {why}: fix it or "
+                                f"delete it (Set up Leg IK writes a good one)")
+
+    if not isinstance(text, str):
+        refuse(f"is not JSON text but {type(text).__name__}")
+    try:
+        mapping = json_input.loads(text, MAPPING_KEY)
+    except json_input.JsonInputError as exc:
+        refuse(f"is not valid JSON ({exc})")
+    if not isinstance(mapping, dict):
+        refuse("is not a JSON object")
+    if not isinstance(mapping.get("body"), str):
+        refuse('has no "body" bone name')
+    for part in ("feet", "hips", "ankles", "balls"):
+        if not _bone_names(mapping.get(part)) or set(mapping[part]) != set(mapping["feet"]) or \
+                not set(mapping[part]) <= set(ALL_FEET):
+            refuse(f'has no "{part}" object naming one bone for each foot (of {", ".join(ALL_FEET)})')
+    for part in ("heels", "toes"):
+        if part in mapping and not _bone_names(mapping[part], empty=True):
+            refuse(f'has a "{part}" that is not an object of bone names')
+    switches = mapping.get("switches", {})
+    if not isinstance(switches, dict) or not all(
+            isinstance(props, dict) and all(isinstance(v, (int, float)) and math.isfinite(v) for v in props.values())
+            for props in switches.values()):
+        refuse('has "switches" that are not {bone: {property: number}}')
+    offset = mapping.get("com_offset", [0.0, 0.0, 0.0])
+    if not (isinstance(offset, list) and len(offset) == 3
+            and all(isinstance(v, (int, float)) and abs(v) < 1e6 for v in offset)):
+        refuse('has a "com_offset" that is not three finite numbers')
+    upper = mapping.get("upper_body", {})
+    if not isinstance(upper, dict) or not all(isinstance(upper.get(p, ""), str) for p in ("chest", "neck", "head")) \
+            or not isinstance(upper.get("arms", {}), dict) or not all(
+                isinstance(pair, list) and len(pair) == 2 and all(isinstance(b, str) for b in pair)
+                for pair in upper.get("arms", {}).values()):
+        refuse('has an "upper_body" that is not {chest, neck, head: bone, arms: {foot: [upper, fore]}}')
+    return mapping
+
+
+def _bone_names(value, empty=False):
+    return isinstance(value, dict) and (empty or value) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items())
 
 
 def _first_missing(bones, mapping):

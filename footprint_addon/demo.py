@@ -18,7 +18,7 @@ from ..solver.examples import fig1_track
 from ..solver import running
 from ..solver.placement import append_step
 from ..solver.track import make_track
-from . import scene_io
+from . import files, headless, scene_io
 
 SLOPE_DEGREES = 15.0
 STAIR_RISERS = 6
@@ -292,7 +292,7 @@ def render_sheet(scene, cam, shots, path, columns, cell):
     """Render one Workbench frame per shot (frame, camera eye, camera target), tiled row by row into a PNG."""
     rows = -(-len(shots) // columns)
     sheet = np.zeros((rows * cell[1], columns * cell[0], 4), dtype=np.float32)
-    tmp = path + ".cell.png"
+    tmp = files.temporary_name(path, ".cell.png")
     scene.render.resolution_x, scene.render.resolution_y = cell
     for i, (frame, eye, target) in enumerate(shots):
         scene.frame_set(int(frame))
@@ -307,10 +307,24 @@ def render_sheet(scene, cam, shots, path, columns, cell):
     os.unlink(tmp)
     out = bpy.data.images.new("Contact sheet", columns * cell[0], rows * cell[1], alpha=True)
     out.pixels.foreach_set(sheet.ravel())
-    out.filepath_raw = path
     out.file_format = "PNG"
-    out.save()
-    bpy.data.images.remove(out)
+
+    def write(tmp_png):
+        out.filepath_raw = tmp_png
+        out.save()
+        files.sync_file(tmp_png)
+
+    try:
+        files.replace_file(path, write, verify_png, suffix=".tmp.png")
+    finally:
+        bpy.data.images.remove(out)
+
+
+def verify_png(path):
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if not (data.startswith(b"\x89PNG\r\n\x1a\n") and data[-12:-4] == b"\x00\x00\x00\x00IEND"):
+        raise OSError(0, "the saved PNG is cut short")
 
 
 def contact_sheet(scene, cam, frames, targets, path, columns=4, cell=(480, 270)):
@@ -354,7 +368,7 @@ def run(output_dir="out", render=True, sheet_frames=8):
     png_path = os.path.abspath(os.path.join(output_dir, "demo.png"))
     cam = setup_render(scene, (480, 270))
     frames = np.linspace(strip.frame_start, strip.frame_end, sheet_frames).round().astype(int)
-    bpy.ops.wm.save_as_mainfile(filepath=blend_path, check_existing=False)
+    headless.save_copy(blend_path)
     if render:
         index = np.clip(frames - int(strip.frame_start), 0, len(motion.com) - 1)
         contact_sheet(scene, cam, frames, motion.com[index], png_path)

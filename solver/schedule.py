@@ -13,10 +13,12 @@ from functools import lru_cache
 import numpy as np
 
 from .character import Character
-from .errors import UnknownFootError
+from .errors import TimingError, UnknownFootError
 from .track import Track, validate
 
 SAMPLES_PER_SEGMENT = 10  # vdP97 §2.4.3: the energy integral is discretised at 10 points per segment
+MIN_PHASE = 1e-3  # seconds: the shortest phase (segment between knots) the solver accepts; shorter ones
+# (a contact 1e-100 s after another, a stance of 1 us) make the spline's equations singular
 INSIDE = 1e-9  # seconds: boundary samples take the support set of their own segment
 
 
@@ -83,6 +85,12 @@ def build_schedule(track: Track, character: Character) -> Schedule:
     # Moving or turning footprints (a live drag) leaves the timing alone: derived once per timing.
     key = (np.asarray(track.contact, dtype=float).tobytes(), np.asarray(track.liftoff, dtype=float).tobytes(), tuple(str(f) for f in track.feet), tuple(character.feet))
     order, leg_of, knots, flight, intervals = _timing(key)
+    short = np.flatnonzero(np.diff(knots) < MIN_PHASE)
+    if short.size:
+        a, b = knots[short[0]], knots[short[0] + 1]
+        raise TimingError(f"two of the track's events, at {a:.6g} s and {b:.6g} s, are {b - a:.3g} s apart: a phase "
+                          f"of the gait shorter than {MIN_PHASE * 1e3:g} ms cannot be solved; give them the same time "
+                          f"or at least {MIN_PHASE * 1e3:g} ms between them")
     return Schedule(track.take(order), leg_of, knots, flight, intervals, key)
 
 

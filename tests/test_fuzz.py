@@ -3,15 +3,15 @@
 The command line's main runs in-process (the installed extension's footprint_addon.cli), so thousands of
 cases fit the suite's time budget. Each case writes a mutated track (track_mutations.py: about 35 % gentle
 perturbations that stay valid, the rest hostile JSON or corrupted bytes) beside a sentinel motion file,
-then runs `validate TRACK` and `solve TRACK --output MOTION [--fps F]`. Properties of each case:
+then runs `validate TRACK [--fps F]` and `solve TRACK --output MOTION [--fps F]`. Properties of each case:
 
 1. no exception escapes main (a traceback) and no call outlasts CALL_SECONDS (a hang);
 2. the exit code is 0 or 1, and an exit 1 says why on a stderr line starting with "error:";
 3. a solve that exits 0 wrote strict JSON (no NaN or Infinity literals) whose every number is finite;
 4. a call that exits 1 changed nothing: the track and the sentinel are byte-identical and no other file
    appeared in the folder (no temporaries left behind);
-5. validate and solve agree ("validate runs every check solve runs"): what validate accepts, solve
-   solves; and at solve's default fps (validate has no --fps) what validate refuses, solve refuses;
+5. validate and solve agree ("validate runs every check solve runs"): at the same fps, what validate
+   accepts, solve solves, and what validate refuses, solve refuses;
 6. the track is unchanged after a successful solve too, and the folder holds only the track and the motion.
 
 Failures are collected over all cases, then reported grouped by kind with one example each.
@@ -278,11 +278,11 @@ def error_line(outcome: Outcome) -> str:
                            outcome.stderr))
 
 
-def agreement_failures(case: Case, validate: Outcome, solve: Outcome, folder: Path) -> list[tuple]:
-    """Property 5: validate's verdict is solve's (for validate's own refusals, at solve's default fps)."""
+def agreement_failures(validate: Outcome, solve: Outcome, folder: Path) -> list[tuple]:
+    """Property 5: validate's verdict is solve's, at the same fps."""
     if validate.code == 0 and solve.code == 1:
         return [(kind_of("validate", f"accepts what solve refuses: {error_line(solve)}", folder), error_line(solve))]
-    if validate.code == 1 and solve.code == 0 and case.fps is None:
+    if validate.code == 1 and solve.code == 0:
         return [(kind_of("validate", f"refuses what solve accepts: {error_line(validate)}", folder),
                  error_line(validate))]
     return []
@@ -291,9 +291,9 @@ def agreement_failures(case: Case, validate: Outcome, solve: Outcome, folder: Pa
 def run_case(main, case: Case, folder: Path, tally: Counter, durations: dict) -> list[Failure]:
     track, motion = prepare_folder(folder, case)
     start = snapshot(folder)
-    validate = run_main(main, ["validate", str(track)])
-    after_validate = snapshot(folder)
     fps = ["--fps", case.fps] if case.fps else []
+    validate = run_main(main, ["validate", str(track), *fps])
+    after_validate = snapshot(folder)
     solve = run_main(main, ["solve", str(track), "--output", str(motion), *fps])
     after_solve = snapshot(folder)
     tally["validated"] += validate.code == 0
@@ -301,7 +301,7 @@ def run_case(main, case: Case, folder: Path, tally: Counter, durations: dict) ->
     durations[case.index] = validate.seconds + solve.seconds
     found = (call_failures("validate", validate, start, after_validate, folder)
              + call_failures("solve", solve, after_validate, after_solve, folder)
-             + agreement_failures(case, validate, solve, folder))
+             + agreement_failures(validate, solve, folder))
     return [Failure(kind, detail, case) for kind, detail in found]
 
 

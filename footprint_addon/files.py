@@ -63,7 +63,7 @@ def _running(pid) -> bool:
     return True
 
 
-def check_target(path, inputs=()):
+def check_target(path, inputs=(), remedy="write the output elsewhere"):
     """Refuse a target whose folder is missing, that is a folder, or that is one of the inputs: by
     identity (same device and inode, so a hard link or another spelling of the path is caught too)."""
     folder = os.path.dirname(os.path.abspath(path))
@@ -73,7 +73,7 @@ def check_target(path, inputs=()):
         raise WriteError(f"{path}: is a folder")
     for source in inputs:
         if source and os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
-            raise WriteError(f"{path}: is the input {source}; write the output elsewhere")
+            raise WriteError(f"{path}: is the input {source}; {remedy}")
 
 
 def replace_file(path, write, verify, inputs=(), suffix=".tmp"):

@@ -30,10 +30,7 @@ def open_scene(path):
 def check_output(output, inputs, overwrite):
     if not output.endswith(".blend"):
         raise JobError(f"{output}: the output must be a .blend file")
-    try:
-        files.check_target(output, () if overwrite else inputs)
-    except files.WriteError as exc:
-        raise JobError(f"{exc} (pass --overwrite to replace an input)" if "is the input" in str(exc) else str(exc)) from None
+    files.check_target(output, () if overwrite else inputs, remedy="pass --overwrite to replace it")
 
 
 def bake_current(track_name, rig_name, measure=False):

@@ -124,10 +124,10 @@ def character_from_json(data) -> Character:
         raise CharacterError(f"character must be a preset name or an object, not {type(data).__name__}")
     base = preset(data.get("preset", "human"))
     feet = data.get("feet", list(base.feet))
-    if (not isinstance(feet, list) or not feet or not all(isinstance(f, str) and f in ALL_FEET for f in feet)
+    if (not isinstance(feet, (list, tuple)) or not feet or not all(isinstance(f, str) and f in ALL_FEET for f in feet)
             or len(set(feet)) != len(feet)):
-        raise CharacterError(f"character feet {json.dumps(feet)[:80]} must be a list of distinct names from "
-                             f"{list(ALL_FEET)}")
+        raise CharacterError(f"character feet {json.dumps(feet, default=str)[:80]} must be a list of distinct "
+                             f"names from {list(ALL_FEET)}")
     feet = tuple(feet)
     hips = data.get("hip_offsets", dict(zip(base.feet, base.hip_offsets.tolist())))
     if not isinstance(hips, dict) or set(hips) != set(feet):

@@ -47,6 +47,16 @@ def load_jobs(path, output_dir=None, overwrite=False):
     return jobs
 
 
+def select(jobs, only):
+    """The jobs to run: all, or job number `only` (checked against the whole list, so its collisions with
+    the others still count)."""
+    if only is None:
+        return jobs
+    if not 1 <= only <= len(jobs):
+        raise JobListError(f"--only {only}: the job list has {len(jobs)} jobs")
+    return [jobs[only - 1]]
+
+
 def _read(path):
     try:
         doc = json_input.load(path, what="job list")

@@ -85,48 +85,70 @@ def _running(args):
 def _bake(args):
     from . import headless
 
-    try:
-        reports = headless.run_job(args.scene, args.track, args.rig, args.output, args.overwrite, args.measure)
-    except (headless.JobError,) + headless.JOB_ERRORS as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    ok, text = headless.job_result(args.scene, args.track, args.rig, args.output, args.overwrite, args.measure)
+    if not ok:
+        print(f"error: {text}", file=sys.stderr)
         return 1
-    print(f"bake: {args.track} onto {args.rig} -> {args.output} ({headless.summary(*reports)})")
+    print(f"bake: {args.track} onto {args.rig} -> {args.output} ({text})")
+    return 0
+
+
+def _batch_worker(_args):
+    """A worker of batch --jobs: jobs as JSON lines on stdin, a result line each on stdout."""
+    from . import batch_workers, headless
+
+    def bake(job):
+        return headless.job_result(job["file"], job["track"], job["rig"], job["output"], job["overwrite"],
+                                   job["measure"])
+
+    batch_workers.serve(sys.stdin, sys.stdout, bake)
     return 0
 
 
 def _batch(args):
-    from . import batch_jobs, headless
+    from . import batch_jobs, batch_workers, headless
 
     try:
         jobs = batch_jobs.load_jobs(args.jobs, args.output_dir, args.overwrite)
+        total = len(jobs)
+        jobs = batch_jobs.select(jobs, args.only)
     except batch_jobs.JobListError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     baked = 0
+
+    def report(job, ok, text):
+        nonlocal baked
+        baked += ok
+        label = f"[{job.number}/{total}] {job.label}"
+        print(f"{label}: ok, {job.output} ({text})" if ok else f"{label}: FAILED: {text}", flush=True)
+
+    workers = min(args.workers or batch_workers.default_jobs(), sum(not job.problem for job in jobs))
     try:
-        for job in jobs:
-            label = f"[{job.number}/{len(jobs)}] {job.label}"
-            if job.problem:
-                print(f"{label}: FAILED: {job.problem}", flush=True)
-                continue
-            try:
-                reports = headless.run_job(job.file, job.track, job.rig, job.output, args.overwrite, args.measure)
-            except (headless.JobError,) + headless.JOB_ERRORS as exc:
-                print(f"{label}: FAILED: {exc}", flush=True)
-                continue
-            except Exception as exc:  # a job's own data broke something: that job fails, the batch goes on
-                print(f"{label}: FAILED: internal error: {type(exc).__name__}: {exc}", flush=True)
-                continue
-            baked += 1
-            print(f"{label}: ok, {job.output} ({headless.summary(*reports)})", flush=True)
+        if workers > 1:
+            batch_workers.run(jobs, workers, args.overwrite, args.measure, report)
+        else:  # one at a time, in this process
+            for job in jobs:
+                report(job, *((False, job.problem) if job.problem else headless.job_result(
+                    job.file, job.track, job.rig, job.output, args.overwrite, args.measure)))
     finally:  # even when interrupted, say what was done
         print(f"batch: {baked} of {len(jobs)} jobs baked")
     return 0 if baked == len(jobs) else 1
 
 
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def parser():
     p = argparse.ArgumentParser(prog="footprint_locomotion", description="Footprint Locomotion")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, metavar="{demo,solve,plot,running,bake,batch,validate}")
     demo = sub.add_parser("demo", help="build the demo scene, save out/demo.blend, render out/demo.png and "
                                        "the 1.3 m/s walk out/walk.png")
     demo.add_argument("--output-dir", default="out")
@@ -169,7 +191,15 @@ def parser():
                                             "<input>.<track>.baked.blend beside its input)")
     batch.add_argument("--overwrite", action="store_true", help="allow outputs to replace input files")
     batch.add_argument("--measure", action="store_true", help="also measure foot skate on each evaluated rig")
+    batch.add_argument("--jobs", dest="workers", type=_positive_int, metavar="N",
+                       help="bake N jobs at a time, each in a worker process of its own (a Blender, or Python "
+                            "with bpy); default: the number of cores. 1 bakes one after another in this process")
+    batch.add_argument("--only", type=_positive_int, metavar="K",
+                       help="bake only job K (1-based) of the list, after checking the whole list: one farm "
+                            "task per job (farm/)")
     batch.set_defaults(run=_batch)
+    worker = sub.add_parser("batch-worker")  # batch --jobs' worker processes (not listed: see the metavar)
+    worker.set_defaults(run=_batch_worker)
     check = sub.add_parser("validate", help="check a footprint track JSON file as solve would (every check "
                                             "solve makes before it optimises)")
     check.add_argument("track")

@@ -109,6 +109,17 @@ def run_job(scene, track, rig, output, overwrite=False, measure=False):
     return reports
 
 
+def job_result(scene, track, rig, output, overwrite=False, measure=False):
+    """(ok, text): bake one job, its summary line when baked, else why not. Nothing a job's data can raise
+    escapes: in a batch, a job's failure is its own (the same text in-process and from a worker)."""
+    try:
+        return True, summary(*run_job(scene, track, rig, output, overwrite, measure))
+    except (JobError,) + JOB_ERRORS as exc:
+        return False, str(exc)
+    except Exception as exc:  # a job's own data broke something unforeseen: that job fails, not the batch
+        return False, f"internal error: {type(exc).__name__}: {exc}"
+
+
 def summary(report, rig_report):
     """One line: the solver's non-physical force and, when measured, on the rig: the skate, how straight
     the legs get and how deep the feet sink."""

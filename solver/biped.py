@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from . import legs as legs_module
-from . import orientation, spline
+from . import orientation, spline, threads
 from .character import Character, character_from_json
 from .errors import RangeError
 from .motion import POSE, Motion, first_non_finite, frame_measures, frames_of, quality_report
@@ -79,6 +79,7 @@ def solve_batch(tracks, characters=None, terrains=None, fps: float = 60.0, metho
     return motions
 
 
+@threads.single_blas_thread()
 def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm, changed, previous=None):
     started = time.perf_counter()
     items = [(t,) + resolve(t, c, g) for t, c, g in zip(tracks, characters, terrains)]

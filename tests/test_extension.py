@@ -51,10 +51,21 @@ def test_zip_holds_only_the_extension(built_zip):
     names = zipfile.ZipFile(built_zip).namelist()
     assert "blender_manifest.toml" in names and "__init__.py" in names and "__main__.py" in names
     assert "footprint_addon/operators/place.py" in names and "solver/track.py" in names
-    allowed_roots = {"blender_manifest.toml", "__init__.py", "__main__.py", "solver", "footprint_addon", "presets"}
+    allowed_roots = {"blender_manifest.toml", "__init__.py", "__main__.py", "solver", "footprint_addon", "presets",
+                     "wheels"}
     assert {n.split("/")[0] for n in names} <= allowed_roots, names
     assert "presets/footprint_running/sprint.py" in names
-    assert all(n.endswith((".py", ".toml")) for n in names), names
+    assert [n for n in names if n.startswith("wheels/")] == ["wheels/threadpoolctl-3.8.0-py3-none-any.whl"]
+    assert all(n.endswith((".py", ".toml", ".whl")) for n in names), names
+
+
+def test_the_bundled_wheel_is_installed_with_the_extension(addon):
+    """Blender installs the manifest's wheels beside its extension repositories: threadpoolctl comes with
+    the extension, not from the developer's environment."""
+    local = bpy.utils.user_resource("EXTENSIONS", path=".local")  # where Blender puts extensions' wheels
+    installed = [os.path.join(folder, name) for folder, _dirs, names in os.walk(local)
+                 for name in names if name == "threadpoolctl.py"]
+    assert installed, "threadpoolctl.py not installed from the extension's wheel"
 
 
 def test_installed_code_comes_from_the_zip(addon):

@@ -15,3 +15,27 @@ def rigify_human():
     bpy.ops.object.armature_human_metarig_add()
     bpy.ops.pose.rigify_generate()
     return bpy.context.active_object
+
+
+def save_walk(path, steps):
+    """Save a .blend with the Rigify human, a ground plane and a straight walk of `steps` footprints (track
+    "walk") for the batch benchmarks."""
+    import bpy
+
+    from footprint_locomotion.footprint_addon import scene_io
+
+    from .solver_bench import straight_walk
+
+    rig = rigify_human()
+    bpy.ops.mesh.primitive_plane_add(size=4 * steps)
+    coll = scene_io.new_track(bpy.context, "walk", terrain=bpy.context.active_object)
+    scene_io.write_track(coll, straight_walk(steps))
+    assert rig.name == "rig"
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+
+
+if __name__ == "__main__":  # python -m bench.scenes walk PATH STEPS
+    import sys
+
+    if sys.argv[1:2] == ["walk"]:
+        save_walk(sys.argv[2], int(sys.argv[3]))

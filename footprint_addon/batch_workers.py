@@ -34,7 +34,7 @@ def default_jobs() -> int:
 def command_line() -> list:
     """How to start the command line in a new process: this Blender in the background, or, for Blender as
     a Python module, this Python with the package this module belongs to."""
-    if bpy.app.binary_path and not bpy.app.binary_path.endswith(("python", "python3", "python3.11")):
+    if bpy.app.binary_path:  # empty for the module
         return [bpy.app.binary_path, "--background", "--command", "footprint"]
     package = __package__.rpartition(".")[0]  # this extension's top package, however it was installed
     return [sys.executable, "-m", package]

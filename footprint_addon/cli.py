@@ -9,6 +9,8 @@ import bpy
 from ..solver import biped
 from ..solver.errors import FootprintError
 from ..solver.motion import report_warnings
+from ..solver.character import QUADRUPEDS
+from ..solver.quadruped.gaits import GAIT_NAMES
 from ..solver.track import MAX_FPS, load_track
 from .files import write_atomically
 
@@ -82,6 +84,20 @@ def _running(args):
     return 0
 
 
+def _gait(args):
+    from ..solver.character import character_from_json
+    from ..solver.quadruped import gait_track as quadruped_gaits
+    from ..solver.track import dumps, track_to_json
+
+    track = quadruped_gaits.gait_track(character_from_json(args.character), args.gait, args.speed, args.distance,
+                                       args.turn_radius)
+    write_atomically(args.output, dumps(track_to_json(track)))
+    span = track.liftoff.max() - track.contact.min()
+    print(f"gait: {args.character} {args.gait} at {args.speed:g} m/s, {len(track)} footprints over {span:.2f} s "
+          f"-> {args.output}")
+    return 0
+
+
 def _bake(args):
     from . import headless
 
@@ -148,7 +164,8 @@ def _positive_int(text):
 
 def parser():
     p = argparse.ArgumentParser(prog="footprint_locomotion", description="Footprint Locomotion")
-    sub = p.add_subparsers(dest="command", required=True, metavar="{demo,solve,plot,running,bake,batch,validate}")
+    sub = p.add_subparsers(dest="command", required=True,
+                           metavar="{demo,solve,plot,running,gait,bake,batch,validate}")
     demo = sub.add_parser("demo", help="build the demo scene, save out/demo.blend, render out/demo.png and "
                                        "the 1.3 m/s walk out/walk.png")
     demo.add_argument("--output-dir", default="out")
@@ -175,6 +192,17 @@ def parser():
     run.add_argument("--stop-standing", action="store_true")
     run.add_argument("--output", required=True)
     run.set_defaults(run=_running)
+    gait = sub.add_parser("gait", help="a quadruped footprint track for a gait at a speed (Torkos 1998 §3.3; "
+                                        "stride by Alexander's dynamic similarity)")
+    gait.add_argument("--character", required=True, help="a quadruped preset: " + ", ".join(QUADRUPEDS))
+    gait.add_argument("--gait", required=True, choices=GAIT_NAMES, metavar="GAIT",
+                      help="one of " + ", ".join(GAIT_NAMES) + " (auto: by Froude number, as animals choose)")
+    gait.add_argument("--speed", type=float, required=True, help="m/s")
+    gait.add_argument("--distance", type=float, required=True, help="metres along the path")
+    gait.add_argument("--turn-radius", type=float, help="metres; positive turns left, negative right "
+                                                       "(default: straight along +Y)")
+    gait.add_argument("--output", required=True, help="track JSON to write")
+    gait.set_defaults(run=_gait)
     bake = sub.add_parser("bake", help="bake a track of a .blend onto a rig, save the result as a new .blend")
     bake.add_argument("scene", nargs="?", help=".blend to open (omit inside `blender -b scene.blend --command`)")
     bake.add_argument("--track", required=True, help="name of the footprint track collection")

@@ -100,11 +100,30 @@ def _biped(name, hip_half_width, hip_drop, l_nom, l_max, foot_length, foot_width
     return Character(name, BIPED_FEET, hips, l_nom, l_max, foot_length, foot_width)
 
 
+def _quadruped(name, half_width, hind, fore, fore_share, foot_length, foot_width, reach=1.08):
+    """A quadruped from its hips' (y, height) in the rest pose, hind and fore (metres, +Y forward, ground at
+    0): the centre of mass between them, fore_share of the way to the fore hips (a dog carries about 60 %
+    of its weight on its forelegs); l_nom the mean hip height standing, l_max reach times it (the
+    standing legs are flexed; straightened, they reach further)."""
+    com_y = hind[0] + fore_share * (fore[0] - hind[0])
+    com_z = 0.5 * (hind[1] + fore[1])
+    hips = np.array([[-half_width, hind[0] - com_y, hind[1] - com_z], [half_width, hind[0] - com_y, hind[1] - com_z],
+                     [-half_width, fore[0] - com_y, fore[1] - com_z], [half_width, fore[0] - com_y, fore[1] - com_z]])
+    l_nom = com_z
+    return Character(name, QUADRUPED_FEET, hips, l_nom, reach * l_nom, foot_length, foot_width)
+
+
 PRESETS: dict[str, Character] = {
     "human": _biped("human", 0.09, 0.08, 0.86, 0.94, 0.26, 0.10),
     "bird": _biped("bird", 0.05, 0.04, 0.26, 0.31, 0.10, 0.08),
     "dinosaur": _biped("dinosaur", 0.30, 0.15, 1.60, 1.80, 0.55, 0.35),
+    # Blender's bundled Rigify metarigs (wolf, cat, horse), measured in their rest pose: hips' (y, height)
+    # from the hind and fore leg chains' heads (thigh / front_thigh, upper_arm), half the hips' width.
+    "dog": _quadruped("dog", 0.125, (-0.342, 0.738), (0.316, 0.690), 0.6, 0.08, 0.06),
+    "cat": _quadruped("cat", 0.030, (-0.115, 0.246), (0.129, 0.202), 0.6, 0.035, 0.03),
+    "horse": _quadruped("horse", 0.178, (-0.624, 1.409), (0.690, 1.160), 0.6, 0.12, 0.12),
 }
+QUADRUPEDS = ("dog", "cat", "horse")
 
 
 def preset(name: str) -> Character:

@@ -1,0 +1,103 @@
+"""Quadruped gaits as footfall templates (Torkos §3.3), scaled to a speed by dynamic similarity.
+
+A gait is the phase at which each foot touches down, as a fraction of the stride (left hind at 0), and a
+duty factor: the fraction of the stride each foot stands. Phases are Hildebrand's (1965, 1977) gait-graph
+conventions for the symmetrical gaits (walk, trot, pace) and typical values of the asymmetrical ones
+(canter, transverse and rotary gallop, bound, pronk) in Alexander's review (1984, "The gaits of bipedal and
+quadrupedal animals", Int. J. Robotics Res. 3(2)). The duty factor falls as speed rises; it is given at the
+two ends of the gait's Froude range and interpolated between.
+
+Speed sets the stride through Alexander's dynamic similarity (1976, Nature 261: "Estimates of speeds of
+dinosaurs"): stride / hip height = 2.3 Fr^0.3, with Fr = v^2 / (g h). Animals change gait at about the same
+Froude numbers (Alexander and Jayes 1983, J. Zool. 201): walk to trot near 0.5, trot to gallop near 2.5;
+`auto` picks so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..character import GRAVITY, QUADRUPED_FEET
+from ..errors import FootprintError
+
+STRIDE_COEFFICIENT, STRIDE_EXPONENT = 2.3, 0.3  # Alexander 1976: lambda / h = 2.3 Fr^0.3
+WALK_TROT_FROUDE, TROT_GALLOP_FROUDE = 0.5, 2.5  # Alexander and Jayes 1983
+
+
+class GaitError(FootprintError):
+    """A gait that does not exist, a character it cannot be given to, or a speed it cannot reach."""
+
+
+@dataclass(frozen=True)
+class Gait:
+    name: str
+    phases: dict  # foot -> touchdown phase in [0, 1), the left hind at 0
+    duty: tuple  # (duty factor at the slowest, at the fastest)
+    froude: tuple  # (slowest, fastest) Froude number the gait is used at
+
+    def duty_at(self, froude: float) -> float:
+        return float(np.interp(froude, self.froude, self.duty))
+
+
+GAITS = {gait.name: gait for gait in (
+    # lateral-sequence walk: LH, LF, RH, RF a quarter stride apart; three or four feet down, never none
+    Gait("walk", {"LH": 0.0, "LF": 0.25, "RH": 0.5, "RF": 0.75}, (0.75, 0.55), (0.01, 1.0)),
+    # diagonal pairs together; a flight between them once the duty factor is under a half
+    Gait("trot", {"LH": 0.0, "RF": 0.0, "RH": 0.5, "LF": 0.5}, (0.55, 0.35), (0.2, 4.0)),
+    # lateral pairs together (camels, some dogs and horses)
+    Gait("pace", {"LH": 0.0, "LF": 0.0, "RH": 0.5, "RF": 0.5}, (0.55, 0.35), (0.2, 4.0)),
+    # three beats, left lead: RH; LH with RF; LF; then the flight
+    Gait("canter", {"RH": 0.0, "LH": 0.3, "RF": 0.3, "LF": 0.6}, (0.40, 0.30), (0.8, 5.0)),
+    # transverse gallop, left lead (horses): the fores in the same order as the hinds
+    Gait("gallop", {"RH": 0.0, "LH": 0.1, "RF": 0.4, "LF": 0.5}, (0.35, 0.20), (1.5, 50.0)),
+    # rotary gallop, left lead (dogs, cats): the fores in the opposite order
+    Gait("rotary_gallop", {"RH": 0.0, "LH": 0.1, "LF": 0.4, "RF": 0.5}, (0.35, 0.20), (1.5, 50.0)),
+    # bound: the hinds together, then the fores together
+    Gait("bound", {"LH": 0.0, "RH": 0.0, "LF": 0.5, "RF": 0.5}, (0.35, 0.25), (1.0, 10.0)),
+    # pronk (stotting): all four together, then a long flight
+    Gait("pronk", {"LH": 0.0, "RH": 0.0, "LF": 0.0, "RF": 0.0}, (0.40, 0.25), (0.5, 5.0)),
+)}
+GAIT_NAMES = tuple(GAITS) + ("auto",)
+ROTARY = ("dog", "cat")  # whose gallop is rotary; others (horse) gallop transversely
+
+
+def froude(speed: float, hip_height: float) -> float:
+    return speed * speed / (GRAVITY * hip_height)
+
+
+def stride_length(speed: float, hip_height: float) -> float:
+    """Alexander 1976: lambda = 2.3 h Fr^0.3."""
+    return STRIDE_COEFFICIENT * hip_height * froude(speed, hip_height) ** STRIDE_EXPONENT
+
+
+def choose(name: str, speed: float, character) -> Gait:
+    """The gait called name for this character at this speed (`auto`: by Froude number, as animals choose);
+    a GaitError names what is wrong."""
+    if tuple(character.feet) != QUADRUPED_FEET:
+        raise GaitError(f"quadruped gaits need the four feet {list(QUADRUPED_FEET)}; character "
+                        f"{character.name!r} has {list(character.feet)}")
+    if name not in GAIT_NAMES:
+        raise GaitError(f"unknown gait {name!r}; expected one of {list(GAIT_NAMES)}")
+    if not (np.isfinite(speed) and speed > 0):
+        raise GaitError(f"speed must be a positive number of m/s, not {speed}")
+    h = character.leg_length_nominal
+    fr = froude(speed, h)
+    if name == "auto":
+        name = "walk" if fr < WALK_TROT_FROUDE else "trot" if fr < TROT_GALLOP_FROUDE else \
+            "rotary_gallop" if character.name in ROTARY else "gallop"
+    gait = GAITS[name]
+    if not gait.froude[0] <= fr <= gait.froude[1]:
+        low, high = (np.sqrt(f * GRAVITY * h) for f in gait.froude)
+        raise GaitError(f"{speed:g} m/s is outside what a {name} of {character.name!r} (hip height {h:.3g} m) "
+                        f"can reach: {low:.2f} to {high:.2f} m/s (Froude {gait.froude[0]:g} to {gait.froude[1]:g})")
+    return gait
+
+
+def has_flight(gait: Gait, duty: float) -> bool:
+    """Is there a moment of the stride with no foot down? (sampled finely over one stride)"""
+    t = np.linspace(0.0, 1.0, 2001, endpoint=False)
+    phases = np.array(list(gait.phases.values()))
+    down = ((t[:, None] - phases[None]) % 1.0) < duty
+    return bool((~down.any(axis=1)).any())

@@ -1,0 +1,136 @@
+"""Quadruped gaits (Torkos §3.3; Hildebrand's footfall phases, Alexander's dynamic similarity): the tracks
+`gait` makes keep the footfall order and phases, the speed and the flights of the gait they name, and solve
+into motion that is physical (flat ground; the two-mass body comes later)."""
+
+import importlib
+import json
+
+import numpy as np
+import pytest
+
+from cli_run import needs_module_install, run_cli
+
+CASES = [("dog", "walk", 0.8), ("dog", "trot", 2.0), ("dog", "trot", 4.0), ("dog", "pace", 2.0),
+         ("dog", "rotary_gallop", 6.0), ("horse", "gallop", 9.0), ("horse", "canter", 5.0), ("dog", "bound", 4.0),
+         ("dog", "pronk", 2.5), ("cat", "trot", 1.2)]
+
+
+@pytest.fixture(scope="module")
+def solver(addon):
+    def module(name):
+        return importlib.import_module(f"{addon}.solver.{name}")
+
+    return module
+
+
+def make(solver, name, gait, speed, distance=25.0, turn_radius=None):
+    character = solver("character").preset(name)
+    track = solver("quadruped.gait_track").gait_track(character, gait, speed, distance, turn_radius)
+    return character, track
+
+
+def stride_of(solver, character, gait, speed):
+    gaits = solver("quadruped.gaits")
+    h = character.leg_length_nominal
+    return gaits.stride_length(speed, h), gaits.GAITS[gait]
+
+
+@pytest.mark.parametrize("name, gait, speed", CASES)
+def test_footfall_order_phases_and_speed_are_the_gaits(solver, name, gait, speed):
+    character, track = make(solver, name, gait, speed)
+    stride, template = stride_of(solver, character, gait, speed)
+    period = stride / speed
+    # Alexander 1976: stride / hip height = 2.3 Fr^0.3
+    froude = speed ** 2 / (9.81 * character.leg_length_nominal)
+    assert stride / character.leg_length_nominal == pytest.approx(2.3 * froude ** 0.3, rel=1e-9)
+    first = {foot: np.sort(track.contact[track.feet == foot]) for foot in template.phases}
+    reference = min(template.phases, key=template.phases.get)
+    for foot, phase in template.phases.items():  # each stride's touchdowns, relative to the first foot's
+        offsets = ((first[foot] - first[reference]) / period) % 1.0
+        expected = (phase - template.phases[reference]) % 1.0
+        error = np.abs((offsets - expected + 0.5) % 1.0 - 0.5)
+        assert error.max() <= 0.03, (foot, offsets, expected)
+    # The footfall order within a stride is the template's.
+    stride0 = np.argsort(track.contact, kind="stable")[:4]
+    assert [p for p in sorted(template.phases[f] for f in track.feet[stride0])] == sorted(template.phases.values())
+    # Mean speed: each foot's footprints advance one stride per period.
+    for foot in template.phases:
+        positions = track.positions[track.feet == foot][np.argsort(track.contact[track.feet == foot])]
+        advance = np.linalg.norm(np.diff(positions[:, :2], axis=0), axis=1) / period
+        assert np.abs(advance / speed - 1.0).max() <= 0.03
+
+
+@pytest.mark.parametrize("name, gait, speed", CASES)
+def test_the_solved_motion_is_physical_with_flights_only_where_the_gait_has_them(solver, name, gait, speed):
+    character, track = make(solver, name, gait, speed)
+    motion = solver("biped").solve(track, fps=120)
+    gaits = solver("quadruped.gaits")
+    template = gaits.GAITS[gait]
+    duty = template.duty_at(gaits.froude(speed, character.leg_length_nominal))
+    t = motion.times
+    steady = (t > 0.25 * t[-1]) & (t < 0.75 * t[-1])
+    flight = ~motion.contact.any(axis=1)
+    assert bool((flight & steady).any()) == gaits.has_flight(template, duty)
+    assert not (gait == "walk" and flight.any())
+    # Mean speed of the centre of mass over the steady strides within 3 % of the request.
+    first, last = np.flatnonzero(steady)[[0, -1]]
+    mean_speed = np.linalg.norm(motion.com[last, :2] - motion.com[first, :2]) / (t[last] - t[first])
+    assert mean_speed == pytest.approx(speed, rel=0.03)
+    # Flights are ballistic: g within 2 % vertically and 0.02 g horizontally.
+    falling = motion.com_acceleration[flight]
+    assert np.all(np.abs(falling[:, 2] + 9.81) <= 0.02 * 9.81) and np.all(np.abs(falling[:, :2]) <= 0.02 * 9.81)
+    report = motion.report
+    assert report["non_physical_force"]["mean"] <= 0.05
+    assert motion.com[:, 2].min() > 0.0 and motion.com[steady, 2].min() > 0.5 * character.leg_length_nominal
+    if gait != "canter":  # the horse's canter reaches 1 cm past l_max: its three-beat stance wants the two-mass body
+        assert max(leg["max"] for leg in report["leg_length"].values()) <= character.leg_length_max + 1e-3
+
+
+def test_auto_picks_the_gait_by_froude_number(solver):
+    gaits = solver("quadruped.gaits")
+    dog, horse = solver("character").preset("dog"), solver("character").preset("horse")
+    h = dog.leg_length_nominal
+    for froude, expected in ((0.2, "walk"), (1.0, "trot"), (4.0, "rotary_gallop")):
+        assert gaits.choose("auto", np.sqrt(froude * 9.81 * h), dog).name == expected
+    assert gaits.choose("auto", np.sqrt(4.0 * 9.81 * horse.leg_length_nominal), horse).name == "gallop"
+
+
+def test_a_turn_is_honoured_by_every_foot(solver):
+    character, track = make(solver, "dog", "trot", 3.0, distance=8.0, turn_radius=4.0)
+    # Every footprint's heading is the path's at its mid-stance, turning left (counter-clockwise).
+    order = np.argsort(track.contact)
+    assert np.all(np.diff(track.headings[order]) >= -1e-12) and track.headings.max() == pytest.approx(2.0, abs=0.2)
+    # ...and each foot lands under its hip, turned with the path: the inside feet on a smaller circle.
+    centre = np.array([-4.0, 0.0])
+    radius = np.linalg.norm(track.positions[:, :2] - centre, axis=1)
+    hips = character.hip_offsets[[character.feet.index(f) for f in track.feet]]
+    assert np.allclose(radius, np.hypot(4.0 + hips[:, 0], hips[:, 1]), atol=1e-9)
+    assert radius[np.isin(track.feet, ["LH", "LF"])].max() < radius[np.isin(track.feet, ["RH", "RF"])].min()
+
+
+@needs_module_install
+def test_gait_command_writes_a_track_that_solves_and_refuses_bad_input(tmp_path):
+    out = tmp_path / "trot.json"
+    proc = run_cli("gait", "--character", "dog", "--gait", "trot", "--speed", "2.0", "--distance", "10",
+                   "--output", out)
+    assert proc.returncode == 0 and "gait: dog trot at 2 m/s" in proc.stdout, proc.stderr
+    doc = json.loads(out.read_text())
+    assert doc["character"] == "dog" and {fp["foot"] for fp in doc["footprints"]} == {"LH", "RH", "LF", "RF"}
+    assert run_cli("solve", out, "--output", tmp_path / "m.json").returncode == 0
+    bad = tmp_path / "bad.json"
+    for args, code, message in (
+            (("--gait", "hop", "--speed", "2"), 2, "invalid choice: 'hop'"),
+            (("--gait", "walk", "--speed", "20"), 1, "20 m/s is outside what a walk of 'dog'"),
+            (("--gait", "gallop", "--speed", "0.5"), 1, "0.5 m/s is outside what a gallop of 'dog'"),
+            (("--gait", "trot", "--speed", "2", "--turn-radius", "0.1"), 1, "turn radius 0.1 m is tighter")):
+        proc = run_cli("gait", "--character", "dog", "--distance", "5", "--output", bad, *args)
+        assert proc.returncode == code and message in proc.stderr, (args, proc.stderr)
+        assert not bad.exists()
+    proc = run_cli("gait", "--character", "human", "--gait", "walk", "--speed", "1", "--distance", "5", "--output", bad)
+    assert proc.returncode == 1 and "quadruped gaits need the four feet" in proc.stderr and not bad.exists()
+    # Three legs given for a quadruped preset, in a track: refused, naming the feet.
+    three = json.loads(out.read_text())
+    three["character"] = {"preset": "dog", "feet": ["LH", "RH", "LF"]}
+    bad.write_text(json.dumps(three))
+    proc = run_cli("validate", bad)
+    assert proc.returncode == 1 and "hip_offsets must give one [x, y, z] for each foot of ['LH', 'RH', 'LF']" in proc.stderr

@@ -3,7 +3,7 @@
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, PointerProperty, StringProperty
 
-from ..solver.character import ALL_FEET, PRESETS
+from ..solver.character import ALL_FEET, BIPED_FEET, PRESETS
 from ..solver.timing import GAITS
 from . import scene_io
 from .body_settings import BodySettings
@@ -18,7 +18,10 @@ FOOT_ITEMS = [
     ("RF", "Right Front", "Right front foot"),
 ]
 assert [item[0] for item in FOOT_ITEMS] == list(ALL_FEET)
-PRESET_ITEMS = [(name, name.title(), f"The {name} character preset") for name in PRESETS]
+# Bipeds only until quadruped rigs, overlays and paths land in Blender (issue 18); the command line's
+# `gait` and `solve` take the quadruped presets already.
+PRESET_ITEMS = [(name, name.title(), f"The {name} character preset") for name, preset in PRESETS.items()
+                if preset.feet == BIPED_FEET]
 GAIT_ITEMS = [
     ("walk", "Walk", "Double stance between steps; a leap where a step exceeds the threshold (vdP97 §4.1)"),
     ("run", "Run", "A flight phase between every two steps"),

@@ -8,7 +8,8 @@ import numpy as np
 from bpy.props import StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from ...solver.character import PRESETS
+from ...solver.character import BIPED_FEET, PRESETS
+from ...solver.errors import FootprintError
 from ...solver.footpath import tilt_from_normals
 from ...solver.track import dumps, load_track, track_to_json
 from .. import scene_clock, scene_io
@@ -62,6 +63,9 @@ class FOOTPRINT_OT_import_json(bpy.types.Operator, ImportHelper):
     def execute(self, context):
         try:
             track = load_track(self.filepath)
+            if set(track.feet) - set(BIPED_FEET):
+                raise FootprintError(f"{self.filepath}: a quadruped track; Blender takes biped tracks for now (solve "
+                                     "it with `python -m footprint_locomotion solve`)")
             terrain, terrain_collection = imported_terrain(context, track)
             track, tilt = place_on_terrain(context, track, terrain_objects(terrain, terrain_collection))
         except USER_ERRORS as exc:

@@ -172,11 +172,16 @@ def _forward(headings):
     return np.stack([-np.sin(headings), np.cos(headings), np.zeros_like(headings)], axis=-1)
 
 
-def _knot_centres(schedule):
-    """(K, 3): per knot, the mean position of the footprints stood on then, or where no foot is down (a
-    flight starts, the motion ends) of those just left. Sorted searches: a long track costs O((K + F)
-    log F), never K x F."""
+def _knot_centres(schedule, character):
+    """(K, 3): per knot, the mean of the points under the COM that the footprints stood on then imply, or
+    where no foot is down (a flight starts, the motion ends) of those just left. A footprint implies the
+    point its hip's forward offset behind (or ahead of) it: nothing for a biped, whose hips are beside the
+    COM; for a quadruped the hind feet stand 0.4 m behind a dog's COM, and a bound's hind contacts would
+    otherwise start the COM there. Sorted searches: a long track costs O((K + F) log F), never K x F."""
     tr, t = schedule.track, schedule.knot_times
+    forward = character.hip_offsets[[character.feet.index(f) for f in tr.feet], 1]
+    tr = tr.replace(positions=tr.positions - forward[:, None] * np.column_stack(
+        [-np.sin(tr.headings), np.cos(tr.headings), np.zeros(len(tr))]))
     active = schedule.active_footprints(t)
     on = active >= 0
     centres = (tr.positions[np.maximum(active, 0)] * on[..., None]).sum(axis=1) / np.maximum(on.sum(axis=1), 1)[:, None]
@@ -382,7 +387,7 @@ class Problem:
             sched, char = part.schedule, part.character
             height = char.leg_length_nominal - char.hip_offsets[:, 2].mean()
             states = np.zeros((len(sched.knot_times), 6))
-            states[:, :3] = _knot_centres(sched) + [0.0, 0.0, height]
+            states[:, :3] = _knot_centres(sched, char) + [0.0, 0.0, height]
             keep = np.concatenate([[True], ~sched.flight])  # knots that are free states
             free[part.free] = states[keep]
         return free

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from cli_run import needs_module_install, run_cli
+from conftest import FIG1
 
 CASES = [("dog", "walk", 0.8), ("dog", "trot", 2.0), ("dog", "trot", 4.0), ("dog", "pace", 2.0),
          ("dog", "rotary_gallop", 6.0), ("horse", "gallop", 9.0), ("horse", "canter", 5.0), ("dog", "bound", 4.0),
@@ -149,3 +150,22 @@ def test_blender_refuses_a_quadruped_track_for_now_and_offers_bipeds_only(clean,
     settings = bpy.data.collections.new("probe").footprint_track
     items = {item.identifier for item in settings.bl_rna.properties["character"].enum_items}
     assert items == {"human", "bird", "dinosaur"}
+
+
+def test_the_optimiser_starts_a_quadruped_where_its_hips_put_its_body(solver):
+    """The starting knots take each footprint's hip offset along the body off it (a dog's hind feet stand
+    0.4 m behind its centre of mass, the fore 0.26 m ahead): the 12-stride trot of the bench converges in
+    15 iterations (17 evaluations) instead of 20 (29), and a biped, whose hips are beside its centre, starts
+    where it did (Problem.initial_free)."""
+    character = solver("character").preset("dog")
+    stride = solver("quadruped.gaits").stride_length(2.0, character.leg_length_nominal)
+    _character, track = make(solver, "dog", "trot", 2.0, distance=12 * stride - 1e-6)
+    optimizer = solver("biped").solve(track).report["optimizer"]
+    assert optimizer["converged"] and optimizer["iterations"] <= 17 and optimizer["evaluations"] <= 20, optimizer
+    human = solver("character").preset("human")
+    walk = solver("track").load_track(FIG1)
+    schedule = solver("schedule").build_schedule(walk, human)
+    centres = solver("problem")._knot_centres(schedule, human)
+    stood = schedule.active_footprints(schedule.knot_times)
+    single = (stood >= 0).sum(axis=1) == 1  # over the one footprint stood on
+    assert np.allclose(centres[single], schedule.track.positions[stood[single].max(axis=1)])

@@ -538,7 +538,7 @@ def test_a_long_track_is_scheduled_and_started_in_linear_memory():
     clear_timing_cache()
     tracemalloc.start()
     schedule = build_schedule(long_walk, human)
-    centres = problem_module._knot_centres(schedule)
+    centres = problem_module._knot_centres(schedule, human)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert len(centres) == len(schedule.knot_times) > n

@@ -89,13 +89,25 @@ def _gait(args):
     from ..solver.quadruped import gait_track as quadruped_gaits
     from ..solver.track import dumps, track_to_json
 
-    track = quadruped_gaits.gait_track(character_from_json(args.character), args.gait, args.speed, args.distance,
-                                       args.turn_radius)
+    names, speeds, distances = args.gait.split(","), _numbers(args.speed, "--speed"), _numbers(args.distance,
+                                                                                               "--distance")
+    if not len(names) == len(speeds) == len(distances):
+        raise FootprintError(f"--gait, --speed and --distance give {len(names)}, {len(speeds)} and {len(distances)} "
+                             "values; give one of each per section")
+    sections = [quadruped_gaits.Section(*values) for values in zip(names, speeds, distances)]
+    track = quadruped_gaits.sections_track(character_from_json(args.character), sections, args.turn_radius)
     write_atomically(args.output, dumps(track_to_json(track)))
     span = track.liftoff.max() - track.contact.min()
-    print(f"gait: {args.character} {args.gait} at {args.speed:g} m/s, {len(track)} footprints over {span:.2f} s "
+    print(f"gait: {args.character} {args.gait} at {args.speed} m/s, {len(track)} footprints over {span:.2f} s "
           f"-> {args.output}")
     return 0
+
+
+def _numbers(text, option):
+    try:
+        return [float(value) for value in text.split(",")]
+    except ValueError:
+        raise FootprintError(f"{option} {text!r}: expected numbers separated by commas") from None
 
 
 def _bake(args):
@@ -195,10 +207,11 @@ def parser():
     gait = sub.add_parser("gait", help="a quadruped footprint track for a gait at a speed (Torkos 1998 §3.3; "
                                         "stride by Alexander's dynamic similarity)")
     gait.add_argument("--character", required=True, help="a quadruped preset: " + ", ".join(QUADRUPEDS))
-    gait.add_argument("--gait", required=True, choices=GAIT_NAMES, metavar="GAIT",
-                      help="one of " + ", ".join(GAIT_NAMES) + " (auto: by Froude number, as animals choose)")
-    gait.add_argument("--speed", type=float, required=True, help="m/s")
-    gait.add_argument("--distance", type=float, required=True, help="metres along the path")
+    gait.add_argument("--gait", required=True, metavar="GAIT[,GAIT...]",
+                      help="one of " + ", ".join(GAIT_NAMES) + " (auto: by Froude number, as animals choose); "
+                           "several, separated by commas, follow one another along the path")
+    gait.add_argument("--speed", required=True, metavar="M/S[,M/S...]", help="m/s, one per gait")
+    gait.add_argument("--distance", required=True, metavar="M[,M...]", help="metres along the path, one per gait")
     gait.add_argument("--turn-radius", type=float, help="metres; positive turns left, negative right "
                                                        "(default: straight along +Y)")
     gait.add_argument("--output", required=True, help="track JSON to write")

@@ -114,13 +114,15 @@ def test_gait_command_writes_a_track_that_solves_and_refuses_bad_input(tmp_path)
     out = tmp_path / "trot.json"
     proc = run_cli("gait", "--character", "dog", "--gait", "trot", "--speed", "2.0", "--distance", "10",
                    "--output", out)
-    assert proc.returncode == 0 and "gait: dog trot at 2 m/s" in proc.stdout, proc.stderr
+    assert proc.returncode == 0 and "gait: dog trot at 2.0 m/s" in proc.stdout, proc.stderr
     doc = json.loads(out.read_text())
     assert doc["character"] == "dog" and {fp["foot"] for fp in doc["footprints"]} == {"LH", "RH", "LF", "RF"}
     assert run_cli("solve", out, "--output", tmp_path / "m.json").returncode == 0
     bad = tmp_path / "bad.json"
     for args, code, message in (
-            (("--gait", "hop", "--speed", "2"), 2, "invalid choice: 'hop'"),
+            (("--gait", "hop", "--speed", "2"), 1, "unknown gait 'hop'; expected one of"),
+            (("--gait", "walk,trot", "--speed", "2"), 1, "give 2, 1 and 1 values"),
+            (("--gait", "walk", "--speed", "fast"), 1, "--speed 'fast': expected numbers"),
             (("--gait", "walk", "--speed", "20"), 1, "20 m/s is outside what a walk of 'dog'"),
             (("--gait", "gallop", "--speed", "0.5"), 1, "0.5 m/s is outside what a gallop of 'dog'"),
             (("--gait", "trot", "--speed", "2", "--turn-radius", "0.1"), 1, "turn radius 0.1 m is tighter")):
@@ -169,3 +171,42 @@ def test_the_optimiser_starts_a_quadruped_where_its_hips_put_its_body(solver):
     stood = schedule.active_footprints(schedule.knot_times)
     single = (stood >= 0).sum(axis=1) == 1  # over the one footprint stood on
     assert np.allclose(centres[single], schedule.track.positions[stood[single].max(axis=1)])
+
+
+def test_gait_changes_along_one_path_are_one_track(solver):
+    """Walk, then trot, then gallop as the speed rises: one track, each section's footfalls its gait's, every
+    foot given at least the quickest swing between the gaits, the whole solving physically."""
+    module = solver("quadruped.gait_track")
+    dog = solver("character").preset("dog")
+    sections = [module.Section("walk", 1.2, 4.0), module.Section("trot", 3.0, 6.0),
+                module.Section("rotary_gallop", 7.0, 12.0)]
+    track = module.sections_track(dog, sections)
+    gaits = solver("quadruped.gaits")
+    h = dog.leg_length_nominal
+    order = np.argsort(track.contact, kind="stable")
+    per_section = [max(int(np.ceil(s.distance / gaits.stride_length(s.speed, h))), 1) * 4 for s in sections]
+    assert len(track) == sum(per_section)
+    first = 0
+    for section, count in zip(sections, per_section):
+        rows = order[first:first + count]
+        first += count
+        template = gaits.GAITS[section.gait]
+        period = gaits.stride_length(section.speed, h) / section.speed
+        lh = np.sort(track.contact[rows][track.feet[rows] == "LH"])
+        for foot, phase in template.phases.items():
+            mine = np.sort(track.contact[rows][track.feet[rows] == foot])
+            offsets = ((mine - lh) / period - (phase - template.phases["LH"])) % 1.0
+            assert np.all(np.minimum(offsets, 1.0 - offsets) <= 0.03), (section.gait, foot, offsets)
+        stance = (track.liftoff[rows] - track.contact[rows]) / period
+        assert np.allclose(stance, template.duty_at(gaits.froude(section.speed, h)))
+    swing_min = solver("motion").SWING_MIN * dog.time_unit
+    for foot in dog.feet:
+        mine = np.argsort(track.contact[track.feet == foot])
+        gaps = track.contact[track.feet == foot][mine][1:] - track.liftoff[track.feet == foot][mine][:-1]
+        assert gaps.min() >= swing_min - 1e-9
+    motion = solver("biped").solve(track, fps=120)
+    assert motion.report["non_physical_force"]["mean"] <= 0.05
+    t = motion.times  # the galloping end runs at its own speed
+    end = (t > t[-1] - 1.0) & (t < t[-1] - 0.3)
+    first_row, last_row = np.flatnonzero(end)[[0, -1]]
+    assert (motion.com[last_row, 1] - motion.com[first_row, 1]) / (t[last_row] - t[first_row]) == pytest.approx(7.0, rel=0.05)

@@ -106,7 +106,10 @@ class _Worker:
         if kill:
             self.proc.kill()
         else:
-            self.proc.stdin.close()
+            try:
+                self.proc.stdin.close()  # the worker's loop ends with its stdin
+            except OSError:
+                pass  # it had died already
         self.proc.wait()
 
 
@@ -128,7 +131,11 @@ def run(jobs, workers, overwrite, measure, on_result):
                 job = queue.get_nowait()
             except Empty:
                 return
-            results[job.number].set_result(worker.bake(job_line(job, overwrite, measure)))
+            try:
+                result = worker.bake(job_line(job, overwrite, measure))
+            except Exception as exc:  # no worker could start (a missing executable): the job fails, no hang
+                result = (False, f"could not run a worker ({type(exc).__name__}: {exc})")
+            results[job.number].set_result(result)
 
     threads = [Thread(target=drain, args=(worker,), daemon=True) for worker in pool]
     for thread in threads:

@@ -128,3 +128,18 @@ def test_only_bakes_one_job_of_the_list_and_still_checks_the_whole_list(fig1_sce
     else:
         assert proc.returncode == 0 and ": ok," in lines[0] and os.listdir(out) == ["shot2.blend"]
     assert proc.stdout.rstrip().endswith(f"batch: {int(only == 2)} of 1 jobs baked")
+
+
+def test_a_worker_that_cannot_start_fails_its_jobs_without_hanging(addon, fig1_scene, tmp_path, monkeypatch, capsys):
+    """In-process, with the worker command pointing at nothing: every job fails with the reason, the batch
+    ends and says so."""
+    import importlib
+
+    workers = importlib.import_module(addon + ".footprint_addon.batch_workers")
+    cli = importlib.import_module(addon + ".footprint_addon.cli")
+    monkeypatch.setattr(workers, "command_line", lambda: [str(tmp_path / "no-such-blender")])
+    jobs = job_list(tmp_path, fig1_scene, 3)
+    assert cli.main(["batch", str(jobs), "--output-dir", str(tmp_path / "out"), "--jobs", "2"]) == 1
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("[", "batch:"))]
+    assert len(lines) == 4 and all("FAILED: could not run a worker (FileNotFoundError" in l for l in lines[:3])
+    assert lines[3] == "batch: 0 of 3 jobs baked" and not list((tmp_path / "out").iterdir())

@@ -225,8 +225,8 @@ def parser():
     bake.add_argument("--measure", action="store_true", help="also measure foot skate on the evaluated rig")
     bake.set_defaults(run=_bake)
     batch = sub.add_parser("batch", help='bake many jobs: a JSON list of {"file", "track", "rig"[, "output"]}')
-    batch.add_argument("jobs", help='the job list (JSON); a job\'s relative "output" is taken inside '
-                                    "--output-dir, else in the job list's folder")
+    batch.add_argument("jobs", help='the job list (JSON); its "file" paths are taken from its folder, a job\'s '
+                                    'relative "output" inside --output-dir, else in the job list\'s folder')
     batch.add_argument("--output-dir", help="folder for the outputs, created with its parents if missing "
                                             '(default: a job without "output" writes '
                                             "<input>.<track>.baked.blend beside its input)")

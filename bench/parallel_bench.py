@@ -16,9 +16,12 @@ DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 FIG1 = os.path.join(DATA, "fig1.json")
 
 SOLVES = """
-import os, statistics, sys, time
+import statistics, time
 if {bpy}:
     import bpy
+if {one_thread}:  # the whole process on one BLAS thread, set in the process: the environment stays the default
+    from threadpoolctl import threadpool_limits
+    threadpool_limits(1, user_api="blas")
 from footprint_locomotion.solver import biped
 from footprint_locomotion.solver.track import load_track
 track = load_track({fig1!r})
@@ -44,21 +47,21 @@ def busy_core():
         spinner.wait()
 
 
-def median_solve(bpy, environment, repeats=15):
-    code = SOLVES.format(bpy=bpy, fig1=FIG1, repeats=repeats)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, check=True)
+def median_solve(bpy, one_thread=False, repeats=15):
+    """Fig. 1's median solve time in a fresh process with the default environment."""
+    code = SOLVES.format(bpy=bpy, one_thread=one_thread, fig1=FIG1, repeats=repeats)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(proc.stdout.split()[-1])
 
 
 def beside_a_busy_core(rounds=3):
-    """Fig. 1 solved with bpy imported (default environment) and in a clean process with one BLAS thread,
-    interleaved, both beside one busy core."""
-    clean = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    """Fig. 1 solved with bpy imported, as the product runs, and in a clean process (no bpy) held to one BLAS
+    thread from its start, interleaved, both beside one busy core; no thread variable set anywhere."""
     product, baseline = [], []
     with busy_core():
         for _ in range(rounds):
-            product.append(median_solve(True, dict(os.environ)))
-            baseline.append(median_solve(False, clean))
+            product.append(median_solve(True))
+            baseline.append(median_solve(False, one_thread=True))
     ratio = [p / b for p, b in zip(product, baseline)]
     print(f"Fig. 1 beside a busy core: bpy imported, default threads {_ms(product)} / clean process, one BLAS "
           f"thread {_ms(baseline)}: {min(ratio):.2f}-{max(ratio):.2f} x")
@@ -109,7 +112,7 @@ def cold_start(rounds=5):
             proc = subprocess.run([sys.executable, "-m", "footprint_locomotion", "solve", FIG1, "--output",
                                    os.path.join(folder, "m.json")], capture_output=True, text=True, check=True)
             firsts.append(float(re.search(r"([\d.]+) ms in the solver", proc.stderr)[1]) / 1e3)
-    warm = median_solve(True, dict(os.environ))
+    warm = median_solve(True)
     print(f"first solve in a fresh CLI process {_ms(firsts)} / warm solve {warm * 1e3:.1f} ms: "
           f"{min(firsts) / warm:.2f}-{max(firsts) / warm:.2f} x")
 

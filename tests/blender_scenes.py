@@ -5,6 +5,7 @@ import math
 
 import bpy
 import numpy as np
+import pytest
 from mathutils import Vector
 
 
@@ -111,3 +112,20 @@ def walk_on_plane(blend, document, folder):
     coll = bpy.context.scene.footprint.active_track
     coll.footprint_track.terrain = plane
     return coll
+
+
+def raise_and_resolve(live, solved, coll, terrain_object, rise=0.5):
+    """Preview the track, raise a terrain object by `rise` and let the live update run: (motion before,
+    motion after). The live update must solve again exactly once, on the raised ground."""
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    live.flush(bpy.context)
+    before = solved.last_motion(coll)
+    terrain_object.location.z += rise
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1
+    after = solved.last_motion(coll)
+    assert after is not before
+    assert after.report["com_clearance"]["min"] == pytest.approx(before.report["com_clearance"]["min"] - rise,
+                                                                 abs=0.01)
+    assert live.flush(bpy.context) == 0  # and once only
+    return before, after

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import FIG1, ROOT
-from blender_scenes import footprint_objects
+from blender_scenes import footprint_objects, raise_and_resolve
 from scene_state import snapshot
 
 # A preview's constraints on the Rigify rig: body and feet (6), and with the walking attributes the chest, the
@@ -798,16 +798,7 @@ def test_editing_the_terrain_re_solves_the_live_preview(addon, rig_scene):
     ground = bpy.data.objects.new("ground", mesh)
     bpy.context.scene.collection.objects.link(ground)
     coll.footprint_track.terrain = ground
-    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
-    live.flush(bpy.context)
-    before = solved.last_motion(coll)
-    ground.location.z = 0.5
-    bpy.context.view_layer.update()
-    assert live.flush(bpy.context) == 1
-    after = solved.last_motion(coll)  # solved and measured on the raised ground
-    assert after is not before
-    assert after.report["com_clearance"]["min"] == pytest.approx(before.report["com_clearance"]["min"] - 0.5, abs=0.01)
-    assert live.flush(bpy.context) == 0  # and once only
+    raise_and_resolve(live, solved, coll, ground)  # solved and measured on the raised ground, once
 
 
 def test_changing_the_scene_clock_re_solves_the_live_preview(addon, rig_scene):

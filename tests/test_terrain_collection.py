@@ -8,7 +8,7 @@ import bpy
 import numpy as np
 import pytest
 
-from blender_scenes import footprint_objects, poly_line, raycast_down
+from blender_scenes import footprint_objects, poly_line, raise_and_resolve, raycast_down
 
 
 
@@ -103,16 +103,7 @@ def test_editing_the_terrain_collection_re_solves_the_live_preview(addon, rig_sc
     coll = bpy.data.collections["fig1"]
     ground, _plane, slab = ground_and_step((-3.0, -3.0, -0.3), (3.0, 10.0, 0.0))
     coll.footprint_track.terrain_collection = ground
-    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
-    live.flush(bpy.context)
-    before = solved.last_motion(coll)
-    slab.location.z = 0.5
-    bpy.context.view_layer.update()
-    assert live.flush(bpy.context) == 1
-    after = solved.last_motion(coll)
-    assert after is not before
-    assert after.report["com_clearance"]["min"] == pytest.approx(before.report["com_clearance"]["min"] - 0.5, abs=0.01)
-    assert live.flush(bpy.context) == 0  # and once only
+    before, _after = raise_and_resolve(live, solved, coll, slab)
     slab.hide_viewport = True  # (the depsgraph reports the collection, not the object)
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 1

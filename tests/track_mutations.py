@@ -372,26 +372,29 @@ def no_footprints(rng, doc):
     return doc, "footprints := []"
 
 
-def swap_contact_liftoff(rng, doc):
+def random_footprint(rng, doc):
+    """(index, footprint) of one footprint picked at random, or None when the document has none."""
     items = footprints(doc)
-    if not items:
+    return (index := rng.randrange(len(items)), items[index]) if items else None
+
+
+def swap_contact_liftoff(rng, doc):
+    if (picked := random_footprint(rng, doc)) is None:
         return doc, "swap contact and liftoff (no footprints)"
-    index = rng.randrange(len(items))
-    fp = items[index]
+    index, fp = picked
     fp["contact"], fp["liftoff"] = fp.get("liftoff"), fp.get("contact")
     return doc, f"footprints[{index}]: contact and liftoff swapped"
 
 
 def shift_one_footprint(rng, doc):
-    items = footprints(doc)
-    if not items:
+    if (picked := random_footprint(rng, doc)) is None:
         return doc, "shift a footprint in time (no footprints)"
-    index = rng.randrange(len(items))
+    index, fp = picked
     seconds = rng.choice([-1.0, -0.1, 0.1, 1.0, 100.0, 1e5, 1e6, 2e6, -2e6])
     keys = rng.choice([("contact",), ("liftoff",), ("contact", "liftoff")])
     for key in keys:
-        if numbers_of(items[index], key):
-            items[index][key] += seconds
+        if numbers_of(fp, key):
+            fp[key] += seconds
     return doc, f"footprints[{index}].{'+'.join(keys)} + {seconds} s"
 
 
@@ -423,12 +426,11 @@ def spread_positions(rng, doc):
 
 
 def rename_foot(rng, doc):
-    items = footprints(doc)
-    if not items:
+    if (picked := random_footprint(rng, doc)) is None:
         return doc, "rename a foot (no footprints)"
-    index = rng.randrange(len(items))
-    items[index]["foot"] = rng.choice(["LH", "RF", "l", "LL", "", "XYZ", "R", "L", "\u00e9"])
-    return doc, f"footprints[{index}].foot := {short(items[index]['foot'])}"
+    index, fp = picked
+    fp["foot"] = rng.choice(["LH", "RF", "l", "LL", "", "XYZ", "R", "L", "\u00e9"])
+    return doc, f"footprints[{index}].foot := {short(fp['foot'])}"
 
 
 def all_feet_quadruped(rng, doc):

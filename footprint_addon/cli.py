@@ -3,6 +3,7 @@
 import argparse
 import json
 import sys
+from contextlib import contextmanager
 
 import bpy
 
@@ -26,29 +27,33 @@ def _demo(args):
 
 
 def _validate(args):
-    track = _read_track(args.track, args.fps)
+    track = _load(args.track, args.fps)
+    with _naming(args.track):
+        biped.check(track, args.fps)
     print(f"{args.track}: {len(track)} footprints, {track.contact.min():.3f} s to {track.liftoff.max():.3f} s: valid")
     return 0
 
 
-def _read_track(path, fps):
-    """The track at path with every check a solve makes (biped.check); errors name the file."""
+def _load(path, fps):
+    """The track at path, once --fps is known good (the option named in the error)."""
     if not 0 < fps <= MAX_FPS:  # (also false for NaN)
         raise FootprintError(f"--fps must be in (0, {MAX_FPS}], not {fps}")
-    track = load_track(path)
+    return load_track(path)
+
+
+@contextmanager
+def _naming(path):
+    """Errors from checking or solving a loaded track, prefixed with its file's name."""
     try:
-        biped.check(track, fps)
+        yield
     except FootprintError as exc:
         raise type(exc)(f"{path}: {exc}") from None
-    return track
 
 
 def _solve(args):
-    track = _read_track(args.track, args.fps)
-    try:
+    track = _load(args.track, args.fps)
+    with _naming(args.track):  # solve makes every check validate makes (biped.check) on its way
         motion = biped.solve(track, fps=args.fps, method=args.method)
-    except FootprintError as exc:
-        raise type(exc)(f"{args.track}: {exc}") from None
     write_atomically(args.output, json.dumps(motion.to_json(), allow_nan=False) + "\n", inputs=[args.track])
     report = motion.report
     print(f"solve: {len(track)} footprints -> {len(motion.times)} samples at {args.fps:g} fps; non-physical force "

@@ -17,8 +17,9 @@ from .errors import RangeError
 from .motion import POSE, Motion, first_non_finite, frame_measures, frames_of, quality_report
 from .optimize import greedy_descent, levenberg_marquardt
 from .problem import Problem, Weights, Window
+from .schedule import build_schedule
 from .terrain import terrain_from_json
-from .track import MAX_FPS, Track, frame_count
+from .track import Track, frame_count
 
 METHODS = {"lm": levenberg_marquardt, "greedy": greedy_descent}
 
@@ -47,13 +48,12 @@ def solve(track: Track, character: Character | None = None, terrain=None, fps: f
 
 
 def check(track: Track, fps: float = 60.0) -> None:
-    """Every check solve() makes before it optimises: the rate, the character and terrain the track asks
-    for, its schedule, and how many frames it samples at fps. `validate` runs it, so that a track it calls
-    valid is one that solve accepts."""
-    if not 0 < fps <= MAX_FPS:  # (also false for NaN)
-        raise RangeError(f"fps must be in (0, {MAX_FPS}], not {fps}")
-    problem = Problem([(track,) + resolve(track)], Weights())
-    frame_count(problem.parts[0].schedule.start, problem.parts[0].schedule.end, fps)
+    """Every check solve() makes before it optimises: the character and terrain the track asks for, its
+    schedule, and the rate and how many frames it samples at fps. `validate` runs it, so that a track it
+    calls valid is one that solve accepts."""
+    character, _terrain = resolve(track)
+    schedule = build_schedule(track, character)
+    frame_count(schedule.start, schedule.end, fps)
 
 
 WINDOW_MIN_FREE = 40  # free states: below this a whole warm re-solve is as fast as a window's

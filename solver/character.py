@@ -86,13 +86,11 @@ LENGTHS = ("leg_length_nominal", "leg_length_max", "foot_length", "foot_width", 
 MIN_SIZE, MAX_SIZE = 1e-3, 100.0  # metres: a character's lengths, a beetle's to a giant's; beyond them the
 # physics overflows (a leg of 1e10 m) or underflows, and the error should name the field, not a NaN
 _ANGLE = (0.0, math.pi / 2)
-NUMBER_RANGES = {  # the optional numbers' units are l_nom, radians or fractions, not metres
-    "com_clearance": (0.0, 10.0), "swing_clearance": (0.0, 10.0), "bank_gain": (0.0, 10.0),
-    "pitch_amplitude": _ANGLE, "roll_amplitude": _ANGLE, "heel_strike": _ANGLE, "pelvic_rotation": _ANGLE,
-    "pelvic_list": _ANGLE,
+NUMBER_RANGES = {  # the optional numbers (in to_json's order); their units are l_nom, radians or fractions
+    "com_clearance": (0.0, 10.0), "pitch_amplitude": _ANGLE, "roll_amplitude": _ANGLE, "bank_gain": (0.0, 10.0),
+    "swing_clearance": (0.0, 10.0), "heel_strike": _ANGLE, "pelvic_rotation": _ANGLE, "pelvic_list": _ANGLE,
 }
-OPTIONAL_NUMBERS = ("com_clearance", "pitch_amplitude", "roll_amplitude", "bank_gain", "swing_clearance", "heel_strike",
-                    "pelvic_rotation", "pelvic_list")
+OPTIONAL_NUMBERS = tuple(NUMBER_RANGES)
 
 
 def _biped(name, hip_half_width, hip_drop, l_nom, l_max, foot_length, foot_width):
@@ -123,7 +121,7 @@ PRESETS: dict[str, Character] = {
     "cat": _quadruped("cat", 0.030, (-0.115, 0.246), (0.129, 0.202), 0.6, 0.035, 0.03),
     "horse": _quadruped("horse", 0.178, (-0.624, 1.409), (0.690, 1.160), 0.6, 0.12, 0.12),
 }
-QUADRUPEDS = ("dog", "cat", "horse")
+QUADRUPEDS = tuple(name for name, character in PRESETS.items() if character.feet == QUADRUPED_FEET)
 
 
 def preset(name: str) -> Character:

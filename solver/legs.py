@@ -112,7 +112,8 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     if on.any():
         beta[on], stand_pos[on], stand_rot[on] = _heel_off(stand_pos[on], stand_rot[on], hips_rows[on], character, half)
     # A walking foot lands on its heel, toes up, and rolls down onto the sole (negative toe_pivot meanwhile).
-    strikes = np.where(footprint_of >= 0, walking_landings(tr)[np.maximum(footprint_of, 0)], False) * character.heel_strike
+    landings = walking_landings(tr) if character.heel_strike else np.zeros(len(tr), dtype=bool)  # (presets: none)
+    strikes = np.where(footprint_of >= 0, landings[np.maximum(footprint_of, 0)], False) * character.heel_strike
     land_pos, land_rot = _about_heel(anchors_pos, anchors_rot, strikes, character)
     fp = footprint_of[k]
     roll_time = ROLL_FRACTION * (tr.liftoff[fp] - tr.contact[fp])

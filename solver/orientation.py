@@ -72,9 +72,10 @@ def oscillation(psi, pitch_amplitude, roll_amplitude):
     return pitch_amplitude * np.sin(2.0 * psi), -roll_amplitude * np.sin(psi)
 
 
-def left_phase(times, track):
-    """The stride phase with the left foot landing at psi = 0 (mod 2 pi) whichever foot lands first."""
-    psi = stride_phase(times, track.contact)
+def left_phase(times, track, psi=None):
+    """The stride phase with the left foot landing at psi = 0 (mod 2 pi) whichever foot lands first; psi:
+    the track's stride_phase at times, when the caller has it already."""
+    psi = stride_phase(times, track.contact) if psi is None else psi
     first = np.argmin(track.contact) if len(track.contact) else 0
     return psi + (np.pi if len(track.feet) and track.feet[first] == "R" else 0.0)
 
@@ -118,10 +119,11 @@ def body_angles(times, track, character, acceleration=None):
     oscillation, and, given the COM's mean acceleration over the moving window (N, 3), banking into
     turns (vdP97 §2.6)."""
     yaw = body_yaw(times, track.contact, track.liftoff, track.headings)
-    pitch, roll = oscillation(stride_phase(times, track.contact), character.pitch_amplitude,
-                              character.roll_amplitude)
+    psi = stride_phase(times, track.contact)
+    pitch, roll = oscillation(psi, character.pitch_amplitude, character.roll_amplitude)
     if character.pelvic_rotation or character.pelvic_list:
-        turn, tilt = pelvis_oscillation(left_phase(times, track), character.pelvic_rotation, character.pelvic_list)
+        turn, tilt = pelvis_oscillation(left_phase(times, track, psi), character.pelvic_rotation,
+                                        character.pelvic_list)
         yaw, roll = yaw + turn, roll + tilt
     if acceleration is not None:
         roll = roll + bank(acceleration, yaw, character.bank_gain)

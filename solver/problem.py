@@ -179,14 +179,12 @@ def _knot_centres(schedule, character):
     COM; for a quadruped the hind feet stand 0.4 m behind a dog's COM, and a bound's hind contacts would
     otherwise start the COM there. Sorted searches: a long track costs O((K + F) log F), never K x F."""
     tr, t = schedule.track, schedule.knot_times
-    forward = character.hip_offsets[[character.feet.index(f) for f in tr.feet], 1]
-    tr = tr.replace(positions=tr.positions - forward[:, None] * np.column_stack(
-        [-np.sin(tr.headings), np.cos(tr.headings), np.zeros(len(tr))]))
+    positions = tr.positions - character.hip_offsets[schedule.leg_of_footprint, 1, None] * _forward(tr.headings)
     active = schedule.active_footprints(t)
     on = active >= 0
-    centres = (tr.positions[np.maximum(active, 0)] * on[..., None]).sum(axis=1) / np.maximum(on.sum(axis=1), 1)[:, None]
+    centres = (positions[np.maximum(active, 0)] * on[..., None]).sum(axis=1) / np.maximum(on.sum(axis=1), 1)[:, None]
     by_lift = np.argsort(tr.liftoff, kind="stable")
-    summed = np.concatenate([np.zeros((1, 3)), np.cumsum(tr.positions[by_lift], axis=0)])
+    summed = np.concatenate([np.zeros((1, 3)), np.cumsum(positions[by_lift], axis=0)])
     first = np.searchsorted(tr.liftoff[by_lift], t - 1e-9, side="left")
     stop = np.searchsorted(tr.liftoff[by_lift], t + 1e-9, side="right")
     left = ~on.any(axis=1)  # every knot is a contact, or a lift-off: someone stands, or has just left

@@ -105,11 +105,17 @@ def _height_field(hf):
         raise TypeError("heightfield heights must be a list of rows")
     if len(rows) * max((len(r) for r in rows), default=0) > MAX_CELLS:
         raise ValueError(f"heightfield heights: more than {MAX_CELLS:,} values")
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for r in rows for v in r):
+    if len({len(r) for r in rows}) != 1:
+        raise ValueError("heightfield heights must be a grid, every row the same length")
+    try:
+        values = np.array(rows)  # one pass in C: its kind says whether every height is a number
+    except ValueError:  # a list among the numbers
+        values = np.array([], dtype=object)
+    if values.dtype.kind not in "iuf":
         raise TypeError("heightfield heights must be numbers")
-    values = np.array(rows, dtype=float) if len({len(r) for r in rows}) == 1 else np.zeros((0, 0))
+    values = values.astype(float)
     if values.ndim != 2 or min(values.shape) < 2:
-        raise ValueError("heightfield heights must be a grid of at least 2 x 2, every row the same length")
+        raise ValueError("heightfield heights must be a grid of at least 2 x 2")
     if not (np.abs(values) <= MAX_HEIGHT).all():
         raise ValueError(f"heightfield heights must be finite numbers within {MAX_HEIGHT:.0e} m")
     if max(values.shape) * spacing > 2 * MAX_HEIGHT:

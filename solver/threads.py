@@ -3,7 +3,7 @@
 The solver's matrices are small (6 x 6 blocks, a few hundred rows), so OpenBLAS's threads buy nothing on an
 idle machine and cost ten times the solve on a busy one: its threads spin waiting for cores that a render,
 another Blender or a farm's other workers hold (Fig. 1: 14.7-15.6 ms limited, 128-137 ms with the default
-two threads beside one busy process; bench/threads_bench.py). threadpoolctl sets the limit for the length
+two threads beside one busy process; bench/parallel_bench.py's limit_cost). threadpoolctl sets the limit for the length
 of a solve and puts it back after, so Blender's and other add-ons' numpy keep their own; entering and
 leaving the limit costs about 10 us. The extension bundles its wheel (blender_manifest.toml).
 """

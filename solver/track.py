@@ -239,8 +239,10 @@ def dumps(doc: dict) -> str:
 
 
 def frame_count(start: float, end: float, fps: float) -> int:
-    """How many frames at fps sample [start, end]; a RangeError when that is more than MAX_FRAMES (say a
-    footprint that stands for days), before anything that size is allocated."""
+    """How many frames at fps sample [start, end]; a RangeError for a rate outside (0, MAX_FPS] or more than
+    MAX_FRAMES frames (say a footprint that stands for days), before anything that size is allocated."""
+    if not 0 < fps <= MAX_FPS:  # (also false for NaN)
+        raise RangeError(f"fps must be in (0, {MAX_FPS}], not {fps}")
     count = math.floor((end - start) * fps + 1e-9) + 1
     if count > MAX_FRAMES:
         raise RangeError(f"the track lasts {end - start:.4g} s: at {fps:g} fps that is {count:,} frames, more than "

@@ -1,8 +1,15 @@
 // Footprint Locomotion: a Flamenco 3 custom job type that bakes a batch job list (the JOBS.json that
-// `blender --background --command footprint batch` reads) as one Flamenco task per job. Each task runs, on
+// `blender --background --command footprint batch` reads) as one Flamenco task per job. Task K runs, on
 // whichever Worker takes it,
 //
-//   <blender> --background --command footprint bake FILE --track=T --rig=R --output=OUT [--measure] [--overwrite]
+//   <blender> --background --command footprint batch <job_list> --output-dir=<output_dir> --only=K --jobs=1
+//       [--measure] [--overwrite]
+//
+// so every task checks the whole job list with batch's own rules (fields, inputs that exist, outputs inside
+// output_dir, no two jobs writing one file, no job writing another's input) and bakes job K alone. A job that
+// cannot run fails its own task, with batch's message in the task's log; the other tasks bake. This script
+// checks only its own settings: the job list's rules live in the command line alone
+// (footprint_addon/batch_jobs.py), as in farm/openjd/footprint-batch.yaml.
 //
 // INSTALL
 //   1. Copy this file into the folder named `scripts` next to the `flamenco-manager` executable (create the
@@ -10,47 +17,41 @@
 //   2. Restart Flamenco Manager (3.7 and newer also read changed scripts without a restart), and refresh the
 //      job types in the Blender add-on if it is open.
 //   3. Every Worker's Blender (the Manager's `{blender}` variable, or the `blender` setting) needs the
-//      Footprint Locomotion extension installed and enabled: the `footprint` command comes from it. The
-//      scenes and the output folder must be on storage the Workers share. Flamenco 3.3 or newer (the `exec`
-//      command).
+//      Footprint Locomotion extension installed and enabled: the `footprint` command comes from it. The job
+//      list, its scenes and the output folder must be on storage the Workers share. Flamenco 3.3 or newer
+//      (the `exec` command).
 //
 // SUBMIT
-// The job compiler runs inside the Manager and cannot read files, so the job list travels in the job's
-// settings as text: `jobs` is the JOBS.json file's content, verbatim; `job_list_dir` is that file's folder as
-// the Workers see it (relative "file" paths are taken from it, as batch takes them from the job list's
-// folder); `output_dir` is batch's --output-dir, and it must exist (batch creates it, a bake does not). Through
-// the Manager's REST API (POST /api/v3/jobs/check checks a job without creating it), e.g. in Python:
+// Settings: `job_list` is the JOBS.json file as the Workers see it (its relative "file" paths are taken from
+// its own folder, as batch takes them); `output_dir` is batch's --output-dir (created if missing; a job's
+// relative "output" is taken inside it, and a folder that "output" names must exist); `job_count` is how many
+// jobs the list holds, one task each: the job compiler runs inside the Manager and cannot read the file, so
+// the submitter counts the list. A count that is too high makes tasks that fail ("--only K: the job list has N
+// jobs"); one that is too low leaves the last jobs unbaked. `blender` (default `{blender}`), `measure` and
+// `overwrite` (default false) are optional. Paths may start with a Flamenco variable
+// (`{storage}/shots/jobs.json`): the Manager replaces it for each Worker.
+// Through the Manager's REST API (POST /api/v3/jobs/check checks a job without creating it), e.g. in Python:
 //
 //   import json, urllib.request
+//   job_list = "/mnt/farm/shots/jobs.json"
+//   with open(job_list) as fh:
+//       job_count = len(json.load(fh))
 //   job = {"name": "footprint batch", "type": "footprint-batch", "priority": 50, "submitter_platform": "linux",
-//          "settings": {"jobs": open("/mnt/farm/shots/jobs.json").read(), "job_list_dir": "/mnt/farm/shots",
-//                       "output_dir": "/mnt/farm/baked", "measure": False, "overwrite": False}}
+//          "settings": {"job_list": job_list, "output_dir": "/mnt/farm/baked", "job_count": job_count,
+//                       "measure": False, "overwrite": False}}
 //   request = urllib.request.Request("http://manager:8080/api/v3/jobs", json.dumps(job).encode(),
 //                                    {"Content-Type": "application/json"})
 //   print(urllib.request.urlopen(request).read().decode())
 //
 // or with jq and curl:
 //
-//   jq -n --rawfile jobs jobs.json '{name: "footprint batch", type: "footprint-batch", priority: 50,
-//       submitter_platform: "linux", settings: {jobs: $jobs, job_list_dir: "/mnt/farm/shots",
-//       output_dir: "/mnt/farm/baked"}}' |
+//   jq -n --argjson count "$(jq length /mnt/farm/shots/jobs.json)" '{name: "footprint batch",
+//       type: "footprint-batch", priority: 50, submitter_platform: "linux",
+//       settings: {job_list: "/mnt/farm/shots/jobs.json", output_dir: "/mnt/farm/baked", job_count: $count}}' |
 //     curl -fsS -H 'Content-Type: application/json' --data-binary @- http://manager:8080/api/v3/jobs
 //
-// CHECKS
-// At submission the whole list is checked as batch checks it (footprint_addon/batch_jobs.py): the list parses
-// and is not empty; each job is an object with non-empty string "file", "track", "rig" (and "output" when
-// given) and no other field; every output is a .blend inside output_dir; no two jobs write one file, and no
-// job writes another's input (nor its own, unless overwrite). Where batch fails such a job alone, here the
-// whole submission is refused with every problem listed: nothing has been baked yet, so fixing the list
-// costs nothing. What only a Worker can see (a scene that does not exist, a missing output folder, a track or
-// rig not in the scene) fails that job's task, with bake's message in the task log.
-//
-// Paths: job_list_dir and output_dir are absolute ("/...") or start with a Flamenco variable ("{storage}/...",
-// which is also what the Manager turns a submitted path into when a two-way variable matches it). The paths in
-// the job list use "/" between folders, as batch reads them on Linux and macOS. A job without "output" is
-// named <input stem>.<track>.baked.blend with batch's rule; Python counts every Unicode letter and digit as
-// safe in a file name, which this JavaScript engine cannot tell apart, so such a job's track name must be
-// ASCII (give the job an "output" otherwise).
+// At submission, a missing job_list or output_dir, or a job_count that is not a whole number of at least 1 (0:
+// an empty job list, which batch would not run either), refuses the job with a message saying which.
 //
 // The script is plain ECMAScript 5 (var, function expressions, no modules), which every goja engine a Flamenco
 // Manager embeds runs; the Manager compiles it in strict mode.
@@ -59,34 +60,32 @@ var JOB_TYPE = {
     label: "Footprint Locomotion Batch Bake",
     description: "Bake the jobs of a footprint batch job list onto their rigs, one Blender task per job",
     settings: [
-        {key: "jobs", type: "string", required: true,
-         description: "The job list's JSON text, as \"footprint batch\" reads it: " +
-             "[{\"file\", \"track\", \"rig\"[, \"output\"]}, ...]"},
-        {key: "job_list_dir", type: "string", subtype: "dir_path", required: true,
-         description: "The job list's folder as the Workers see it: relative \"file\" paths are taken from it"},
+        {key: "job_list", type: "string", subtype: "file_path", required: true,
+         description: "The job list (JSON: [{\"file\", \"track\", \"rig\"[, \"output\"]}, ...]) as the Workers " +
+             "see it; its relative \"file\" paths are taken from its folder"},
         {key: "output_dir", type: "string", subtype: "dir_path", required: true,
-         description: "An existing folder for the baked .blend files, as the Workers see it: a job's \"output\" " +
-             "is relative to it; a job without one writes <input stem>.<track>.baked.blend in it"},
+         description: "The folder for the baked .blend files, as the Workers see it (created if missing); a " +
+             "job's relative \"output\" is taken inside it"},
+        {key: "job_count", type: "int32", required: true, propargs: {min: 1},
+         description: "How many jobs the job list holds: one task each"},
         {key: "blender", type: "string", default: "{blender}",
          description: "The Blender the Workers run, with Footprint Locomotion enabled " +
              "({blender}: the Manager's variable)"},
         {key: "measure", type: "bool", default: false,
-         description: "Also measure foot skate on each evaluated rig (bake --measure)"},
+         description: "Also measure foot skate on each evaluated rig (batch --measure)"},
         {key: "overwrite", type: "bool", default: false,
-         description: "Allow an output to replace its own input file (bake --overwrite)"},
+         description: "Allow an output to replace an input file (batch --overwrite)"},
     ],
 };
 
-var JOB_SHAPE = "{\"file\", \"track\", \"rig\"[, \"output\"]}";
-var JOB_FIELDS = ["file", "output", "rig", "track"];  // batch_jobs.JOB_FIELDS, in the order its message lists them
-var MAX_JOBS = 100000;  // batch_jobs.MAX_JOBS
-
 function compileJob(job) {
+    var jobList = setting(job, "job_list");
+    var outputDir = setting(job, "output_dir");
+    var count = jobCount(job);
     var blender = setting(job, "blender");
-    var flags = bakeFlags(setting(job, "measure"), setting(job, "overwrite"));
-    var bakes = checkedBakes(job);
-    for (var i = 0; i < bakes.length; i++) {
-        job.addTask(bakeTask(bakes[i], bakes.length, blender, flags));
+    var flags = batchFlags(setting(job, "measure"), setting(job, "overwrite"));
+    for (var k = 1; k <= count; k++) {
+        job.addTask(batchTask(k, count, blender, jobList, outputDir, flags));
     }
 }
 
@@ -104,9 +103,10 @@ function setting(job, key) {
         }
         return declared.default;
     }
-    var expected = declared.type === "bool" ? "boolean" : declared.type;
+    var expected = {bool: "boolean", int32: "number", string: "string"}[declared.type];
     if (typeof value !== expected) {
-        throw new Error("the \"" + key + "\" setting must be a " + declared.type + ", not " + shown(value));
+        throw new Error("the \"" + key + "\" setting must be a " + (expected === "number" ? "number" : declared.type) +
+            ", not " + shown(value));
     }
     return value;
 }
@@ -120,194 +120,34 @@ function declaration(key) {
     throw new Error("footprint-batch.js reads a setting \"" + key + "\" that its JOB_TYPE does not declare");
 }
 
-// A folder as the Workers see it. A POSIX one is normalised as os.path.abspath would (batch's outputs start
-// with abspath(--output-dir)); one that starts with a variable or a drive is the Worker's to resolve.
-function folderSetting(job, key) {
-    var value = setting(job, key);
-    if (!isAbsolute(value)) {
-        throw new Error("the \"" + key + "\" setting must be an absolute folder as the Workers see it, or start " +
-            "with a Flamenco variable like {storage}, not " + shown(value));
+// job_count: a whole number of at least 1 (0 is an empty job list).
+function jobCount(job) {
+    var count = setting(job, "job_count");
+    if (count === 0) {
+        throw new Error("the \"job_count\" setting is 0: the job list is empty, and a batch needs at least one job");
     }
-    return value.charAt(0) === "/" ? normpath(value) : value.replace(/[\/\\]+$/, "");
-}
-
-function jobList(job) {
-    var list;
-    try {
-        list = JSON.parse(setting(job, "jobs"));
-    } catch (err) {
-        if (!(err instanceof SyntaxError)) {
-            throw err;
-        }
-        throw new Error("the \"jobs\" setting is not JSON (" + err.message + "): fill it with the job list " +
-            "file's text");
+    if (!isFinite(count) || Math.floor(count) !== count || count < 1) {
+        throw new Error("the \"job_count\" setting must be a whole number of at least 1 (how many jobs the job " +
+            "list holds), not " + shown(count));
     }
-    if (!Array.isArray(list)) {
-        throw new Error("the \"jobs\" setting must be a JSON list of " + JOB_SHAPE + " objects, not " + shown(list));
-    }
-    if (list.length === 0) {
-        throw new Error("the \"jobs\" setting is an empty list: a batch needs at least one " + JOB_SHAPE + " job");
-    }
-    if (list.length > MAX_JOBS) {
-        throw new Error("the \"jobs\" setting has " + list.length + " jobs, more than the limit of " + MAX_JOBS);
-    }
-    return list;
-}
-
-// --- the jobs, checked as batch_jobs.load_jobs checks them --------------------------------------------------
-
-// Every job of the list as {number, label, file, track, rig, output}; throws one Error listing every job that
-// cannot run, so a submitter fixes the list in one go.
-function checkedBakes(job) {
-    var list = jobList(job);
-    var folders = {list: folderSetting(job, "job_list_dir"), output: folderSetting(job, "output_dir")};
-    var bakes = [];
-    for (var i = 0; i < list.length; i++) {
-        bakes.push(readBake(list[i], i + 1, folders));
-    }
-    refuseCollisions(bakes, setting(job, "overwrite"));
-    var failed = bakes.filter(function (bake) { return bake.problem; });
-    if (failed.length > 0) {
-        var lines = failed.map(function (bake) {
-            return "job " + bake.number + " (" + bake.label + "): " + bake.problem;
-        });
-        throw new Error(failed.length + " of the " + bakes.length + " jobs cannot run, so the batch is " +
-            "refused:\n" + lines.join("\n"));
-    }
-    return bakes;
-}
-
-// One entry of the list, as batch_jobs._job reads it; bake.problem says why it cannot run.
-function readBake(entry, number, folders) {
-    if (entry === null || typeof entry !== "object" || Array.isArray(entry)) {
-        return {number: number, label: "? ? -> ?", problem: "a job must be an object, not " + shown(entry)};
-    }
-    var bake = {number: number, label: labelPart(entry.file) + " " + labelPart(entry.track) + " -> " +
-        labelPart(entry.rig), problem: fieldProblem(entry)};
-    if (bake.problem) {
-        return bake;
-    }
-    bake.file = join(folders.list, entry.file);
-    bake.track = entry.track;
-    bake.rig = entry.rig;
-    var written = outputOf(entry, bake.file, folders.output);
-    bake.output = written.output;
-    bake.problem = written.problem;
-    return bake;
-}
-
-function fieldProblem(entry) {
-    var unknown = Object.keys(entry).filter(function (key) { return JOB_FIELDS.indexOf(key) < 0; }).sort();
-    if (unknown.length > 0) {
-        return "unknown field " + JSON.stringify(unknown[0]) + " (a job has " + JOB_FIELDS.join(", ") + ")";
-    }
-    var required = ["file", "track", "rig"];
-    for (var i = 0; i < required.length; i++) {
-        if (typeof entry[required[i]] !== "string" || entry[required[i]] === "") {
-            return "\"" + required[i] + "\" must be a non-empty string, not " + shown(entry[required[i]]);
-        }
-    }
-    if ("output" in entry && (typeof entry.output !== "string" || entry.output === "")) {
-        return "\"output\" must be a non-empty string, not " + shown(entry.output);
-    }
-    return "";
-}
-
-// Where a job writes, by batch_jobs._output's rules: its "output" inside output_dir (neither absolute nor
-// leaving it), else <input stem>.<track, unsafe characters replaced, leading dots dropped>.baked.blend there.
-function outputOf(entry, input, outputDir) {
-    var name;
-    if ("output" in entry) {
-        name = entry.output;
-        if (isAbsolute(name)) {
-            return refused("\"output\" " + shown(name) + " is absolute: it must be a path inside output_dir " +
-                outputDir);
-        }
-        if (name.indexOf("\\") >= 0) {  // a folder separator to a Windows Worker, so it could leave output_dir
-            return refused("\"output\" " + shown(name) + " has a backslash: use / between folders");
-        }
-        var inside = normpath(name);
-        if (inside === "." || inside === ".." || inside.slice(0, 3) === "../") {
-            return refused("\"output\" " + shown(name) + " leaves output_dir " + outputDir);
-        }
-    } else {
-        var track = safeTrack(entry.track);
-        if (track === null) {
-            return refused("track " + shown(entry.track) + " has characters outside ASCII: give the job an " +
-                "\"output\" (batch's default name keeps Unicode letters and digits, which this job type cannot " +
-                "tell apart)");
-        }
-        name = stem(input) + "." + track + ".baked.blend";
-    }
-    var output = join(outputDir, name);
-    if (output.slice(-6) !== ".blend") {
-        return refused(output + ": the output must be a .blend file");
-    }
-    return {output: output, problem: ""};
-}
-
-function refused(problem) {
-    return {output: "", problem: problem};
-}
-
-// batch_jobs._UNSAFE is Python's [^\w.+-], where \w is every Unicode letter and digit; Flamenco's JavaScript
-// engine (goja) has no Unicode property classes to say the same. Within ASCII, \w is [A-Za-z0-9_]: there the
-// name is made exactly; null for any other track name.
-function safeTrack(track) {
-    if (/[^\x00-\x7f]/.test(track)) {
-        return null;
-    }
-    return track.replace(/[^A-Za-z0-9_.+-]/g, "_").replace(/^\.+/, "");
-}
-
-// Fail every job whose output another job also writes, or that is another job's input (or its own, unless
-// overwrite), as batch_jobs._refuse_collisions does; paths compare normalised, as the Manager cannot ask the
-// Workers' file system which two are one file.
-function refuseCollisions(bakes, overwrite) {
-    var runnable = bakes.filter(function (bake) { return !bake.problem; });
-    var writers = Object.create(null);
-    var readers = Object.create(null);
-    runnable.forEach(function (bake) {
-        (writers[normpath(bake.output)] = writers[normpath(bake.output)] || []).push(bake.number);
-        (readers[normpath(bake.file)] = readers[normpath(bake.file)] || []).push(bake.number);
-    });
-    runnable.forEach(function (bake) {
-        var key = normpath(bake.output);
-        var others = writers[key].filter(function (n) { return n !== bake.number; });
-        var readBy = (readers[key] || []).filter(function (n) { return n !== bake.number || !overwrite; });
-        if (others.length > 0) {
-            bake.problem = bake.output + ": also the output of job " + others.join(", ") + "; give each an " +
-                "\"output\"";
-        } else if (readBy.length === 1 && readBy[0] === bake.number) {
-            bake.problem = bake.output + ": is its own input (set overwrite to replace it)";
-        } else if (readBy.length > 0) {
-            bake.problem = bake.output + ": is the input of job " +
-                readBy.filter(function (n) { return n !== bake.number; }).join(", ");
-        }
-    });
+    return count;
 }
 
 // --- tasks --------------------------------------------------------------------------------------------------
 
-// One task per job, on the "blender" task type (the Workers that run Blender), with one `exec` command (an
-// executable and its arguments, as given) rather than `blender-render`, which is made for renders: scripts
-// hand it the Manager's {blenderArgs} (typically "-b -y", and -y lets a file's scripts run) and it watches
-// Blender's output for rendered frames. A bake opens its scene itself, with the scene's scripts off.
-function bakeTask(bake, total, blender, flags) {
-    var name = "bake " + bake.number + "/" + total + ": " + basename(bake.file) + " " + bake.track + " -> " +
-        bake.rig;
-    var task = author.Task(name, "blender");
-    task.addCommand(author.Command("exec", {exe: blender, args: bakeArgs(bake).concat(flags)}));
+// Task K, on the "blender" task type (the Workers that run Blender), with one `exec` command (an executable
+// and its arguments, as given) rather than `blender-render`, which is made for renders: scripts hand it the
+// Manager's {blenderArgs} (typically "-b -y", and -y lets a file's scripts run) and it watches Blender's
+// output for rendered frames. A bake opens its scene itself, with the scene's scripts off.
+function batchTask(k, count, blender, jobList, outputDir, flags) {
+    var task = author.Task("job " + k + "/" + count, "blender");
+    var args = ["--background", "--command", "footprint", "batch", jobList, "--output-dir=" + outputDir,
+        "--only=" + k, "--jobs=1"];
+    task.addCommand(author.Command("exec", {exe: blender, args: args.concat(flags)}));
     return task;
 }
 
-// The names go in as --track=NAME: a name that starts with "-" would otherwise read as an option.
-function bakeArgs(bake) {
-    return ["--background", "--command", "footprint", "bake", bake.file, "--track=" + bake.track,
-        "--rig=" + bake.rig, "--output=" + bake.output];
-}
-
-function bakeFlags(measure, overwrite) {
+function batchFlags(measure, overwrite) {
     var flags = [];
     if (measure) {
         flags.push("--measure");
@@ -318,65 +158,7 @@ function bakeFlags(measure, overwrite) {
     return flags;
 }
 
-// --- paths, with Python's posixpath rules -------------------------------------------------------------------
-
-function isAbsolute(path) {
-    return /^(\/|\{[^{}]+\}|[A-Za-z]:[\/\\]|\\\\)/.test(path);
-}
-
-// os.path.join(folder, name) for a name that is relative or absolute by isAbsolute.
-function join(folder, name) {
-    if (isAbsolute(name)) {
-        return name;
-    }
-    return folder.slice(-1) === "/" ? folder + name : folder + "/" + name;
-}
-
-function basename(path) {
-    return path.slice(path.lastIndexOf("/") + 1);
-}
-
-// os.path.splitext(os.path.basename(path))[0]: the last dot starts the extension unless only dots come
-// before it (".blend" and "..blend" have none).
-function stem(path) {
-    var name = basename(path);
-    var dot = name.lastIndexOf(".");
-    if (dot <= 0 || /^\.+$/.test(name.slice(0, dot))) {
-        return name;
-    }
-    return name.slice(0, dot);
-}
-
-// posixpath.normpath: "." and empty parts dropped, ".." taking the part before it away.
-function normpath(path) {
-    var slashes = path.charAt(0) === "/" ? 1 : 0;
-    if (slashes && path.slice(0, 2) === "//" && path.charAt(2) !== "/") {
-        slashes = 2;  // POSIX leaves the meaning of exactly two leading slashes to the system, so Python keeps them
-    }
-    var parts = [];
-    path.split("/").forEach(function (part) {
-        if (part === "" || part === ".") {
-            return;
-        }
-        if (part !== ".." || (!slashes && parts.length === 0) || parts[parts.length - 1] === "..") {
-            parts.push(part);
-        } else if (parts.length > 0) {
-            parts.pop();
-        }
-    });
-    return ("//".slice(0, slashes) + parts.join("/")) || ".";
-}
-
-// --- messages -----------------------------------------------------------------------------------------------
-
 function shown(value) {
-    if (value === undefined || value === null) {
-        return "nothing";
-    }
-    var text = JSON.stringify(value);
+    var text = typeof value === "number" ? String(value) : JSON.stringify(value);
     return text.length > 40 ? text.slice(0, 40) + "..." : text;
-}
-
-function labelPart(value) {
-    return typeof value === "string" ? value : "?";
 }

@@ -74,7 +74,7 @@ def sections_track(character, sections, turn_radius: float | None = None, preset
     feet, contact, liftoff = np.concatenate(feet), np.concatenate(contact), np.concatenate(liftoff)
     mid_stance = _distance_at(0.5 * (contact + liftoff), np.array(starts), np.array(speeds))
     base, heading = _path(mid_stance, turn_radius)
-    hip = character.hip_offsets[[character.feet.index(f) for f in feet]]
+    hip = np.tile(character.hip_offsets, (len(feet) // len(character.feet), 1))  # feet: character.feet per stride
     right = np.stack([np.cos(heading), np.sin(heading)], axis=-1)
     forward = np.stack([-np.sin(heading), np.cos(heading)], axis=-1)
     xy = base + hip[:, :1] * right + hip[:, 1:2] * forward
@@ -88,9 +88,6 @@ def _plan(character, section):
         raise FootprintError(f"distance must be a positive number of metres, not {section.distance}")
     h = character.leg_length_nominal
     stride = gaits.stride_length(section.speed, h)
-    if section.distance / stride * 4 > MAX_FOOTPRINTS:
-        raise FootprintError(f"{section.distance:g} m of {gait.name} is more than the limit of "
-                             f"{MAX_FOOTPRINTS:,} footprints")
     return {"gait": gait, "speed": section.speed, "period": stride / section.speed,
             "duty": gait.duty_at(gaits.froude(section.speed, h)), "strides": max(math.ceil(section.distance / stride), 1)}
 

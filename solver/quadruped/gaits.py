@@ -94,10 +94,3 @@ def choose(name: str, speed: float, character) -> Gait:
                         f"can reach: {low:.2f} to {high:.2f} m/s (Froude {gait.froude[0]:g} to {gait.froude[1]:g})")
     return gait
 
-
-def has_flight(gait: Gait, duty: float) -> bool:
-    """Is there a moment of the stride with no foot down? (sampled finely over one stride)"""
-    t = np.linspace(0.0, 1.0, 2001, endpoint=False)
-    phases = np.array(list(gait.phases.values()))
-    down = ((t[:, None] - phases[None]) % 1.0) < duty
-    return bool((~down.any(axis=1)).any())

@@ -81,8 +81,8 @@ def test_paths_go_to_the_command_line_as_given(tmp_path):
 
 
 def test_an_empty_job_list_is_refused(tmp_path):
-    assert refusal(tmp_path, job_count=0) == ('the "job_count" setting is 0: the job list is empty, and a batch '
-                                              'needs at least one job')
+    assert refusal(tmp_path, job_count=0) == ('the "job_count" setting is 0: the job list is empty, so there is '
+                                              'nothing to bake')
 
 
 @pytest.mark.parametrize("settings, message", [

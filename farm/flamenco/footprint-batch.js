@@ -51,7 +51,7 @@
 //     curl -fsS -H 'Content-Type: application/json' --data-binary @- http://manager:8080/api/v3/jobs
 //
 // At submission, a missing job_list or output_dir, or a job_count that is not a whole number of at least 1 (0:
-// an empty job list, which batch would not run either), refuses the job with a message saying which.
+// an empty job list, nothing to bake), refuses the job with a message saying which.
 //
 // The script is plain ECMAScript 5 (var, function expressions, no modules), which every goja engine a Flamenco
 // Manager embeds runs; the Manager compiles it in strict mode.
@@ -105,7 +105,7 @@ function setting(job, key) {
     }
     var expected = {bool: "boolean", int32: "number", string: "string"}[declared.type];
     if (typeof value !== expected) {
-        throw new Error("the \"" + key + "\" setting must be a " + (expected === "number" ? "number" : declared.type) +
+        throw new Error("the \"" + key + "\" setting must be a " + (declared.type === "bool" ? "bool" : expected) +
             ", not " + shown(value));
     }
     return value;
@@ -124,7 +124,7 @@ function declaration(key) {
 function jobCount(job) {
     var count = setting(job, "job_count");
     if (count === 0) {
-        throw new Error("the \"job_count\" setting is 0: the job list is empty, and a batch needs at least one job");
+        throw new Error("the \"job_count\" setting is 0: the job list is empty, so there is nothing to bake");
     }
     if (!isFinite(count) || Math.floor(count) !== count || count < 1) {
         throw new Error("the \"job_count\" setting must be a whole number of at least 1 (how many jobs the job " +

@@ -149,4 +149,4 @@ def run(jobs, workers, overwrite, measure, on_result):
         for worker in pool:  # done: let them end; interrupted: no worker outlives the batch
             worker.close(kill=not finished)
         for folder in {os.path.dirname(job.output) for job in jobs if job.output}:
-            files.remove_stale_temporaries(folder)  # a killed worker's half-written temporary
+            files.remove_stale_temporaries(folder, again=True)  # a killed worker's half-written temporary

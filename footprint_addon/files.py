@@ -17,7 +17,8 @@ import stat
 
 from ..solver.errors import FootprintError
 
-TEMPORARY = re.compile(r"^\..*\.footprint-(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-[0-9a-f]{8}\.tmp(?:\.blend)?@?$")
+TEMPORARY = re.compile(r"^\..*\.footprint-(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-[0-9a-f]{8}\.")  # any suffix after
+_cleaned = set()  # folders whose stale temporaries this process has removed already
 _NAME_KEPT = 80  # bytes of the target's name kept in a temporary's (a name may be 255 bytes long)
 
 
@@ -36,8 +37,12 @@ def temporary_name(path, suffix=".tmp") -> str:
     return os.path.join(folder, f".{kept}.footprint-{_host()}-{os.getpid()}-{secrets.token_hex(4)}{suffix}")
 
 
-def remove_stale_temporaries(folder):
-    """Remove the temporaries that processes of this host which no longer run left in folder."""
+def remove_stale_temporaries(folder, again=False):
+    """Remove the temporaries that processes of this host which no longer run left in folder: once per
+    folder and process (a batch writes many outputs into one folder), unless again."""
+    if folder in _cleaned and not again:
+        return
+    _cleaned.add(folder)
     host = _host()
     try:
         names = os.listdir(folder)

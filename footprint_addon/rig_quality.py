@@ -18,6 +18,7 @@ from ..solver.motion import ground_under_feet
 from ..solver.schedule import build_schedule
 from . import bake, scene_clock, solved
 from . import terrain as terrain_module
+from .scene_io import NoTerrainError
 
 RAY_START = 0.25  # metres above a sole point where its ray down starts (below a bridge deck over the foot)
 SOLE_POINTS = ("heel", "ball", "ball", "toe")  # the order of sole_layout's points (the ball twice: foot, toe)
@@ -279,7 +280,10 @@ def measure_track(context, coll, rig, motion=None):
     if motion is None:
         _frames, motion = bake.solve_for_rig(context, coll, binding)
     frames = [scene_clock.frame(context.scene, t) for t in motion.times]
-    probe = terrain_module.track_probe(context, coll)
+    try:
+        probe = terrain_module.track_probe(context, coll)
+    except NoTerrainError:  # its objects not evaluated: the solve stood on the footprints, measure so too
+        probe = None
     report = measure(context, binding, motion, frames, bake.solver_terrain(context, coll, motion.track), probe)
     coll.footprint_track.last_rig_report = json.dumps(report)
     return report

@@ -165,8 +165,8 @@ def height_field(context, terrain, positions, owner):
     if len(ys):
         try:
             probe = TerrainProbe(terrain, depsgraph)
-        except (ValueError, SystemError, RuntimeError):  # no evaluated mesh to cast on
-            return None
+        except (NoTerrainError, SystemError, RuntimeError):  # no evaluated mesh to cast on: the solver then
+            return None  # stands the track on its footprints (rig_quality.measure_track measures it so too)
         hit, points, _normals = probe.project(np.column_stack([low[0] + xs * spacing, low[1] + ys * spacing]),
                                               tops[ys, xs])
         field.heights[ys, xs] = np.where(hit, points[:, 2], np.nan)

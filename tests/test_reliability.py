@@ -72,6 +72,13 @@ HOSTILE_TRACKS = {
                                                                    "heights": [[0, 0], [0, 0]]}}),
                                     "heightfield spacing 1e-300"),
     "zero footprints": (_with(footprints=[]), "the track has no footprints"),
+    "heel strike of 3 radians": (_with(character={"preset": "human", "heel_strike": 3.0}),
+                                 "character heel_strike 3 is outside [0, 1.5708]"),
+    "a foot 10 um wide": (_with(character={"preset": "human", "foot_width": 1e-5}),
+                          "character foot_width 1e-05 is outside [0.001, 100]"),
+    "a terrain named, not given": (_with(terrain="Ground"), "terrain must be an object"),
+    "fps true": (_with(fps=True), '"fps" must be a number in (0, 1000], not true'),
+    "nested 33 deep": ("[" * 33 + "]" * 33, "nested 33 deep, more than the limit of 32"),
 }
 
 
@@ -87,6 +94,15 @@ def test_hostile_tracks_are_refused_by_validate_and_solve_naming_file_and_field(
         assert_refused(proc, f"error: {track}: ", message)
     assert track.read_text() == text and motion.read_text() == "an earlier motion"
     assert sorted(os.listdir(tmp_path)) == ["motion.json", "track.json"]
+
+
+def test_brackets_inside_strings_do_not_count_toward_the_nesting_limit(tmp_path):
+    doc = fig1_doc()
+    doc["note"] = "[[[[{{{{" * 20 + '\\"[[' * 10  # 170 brackets and escaped quotes, all inside one string
+    track = tmp_path / "noted.json"
+    track.write_text(json.dumps(doc))
+    proc = run_cli("validate", track)
+    assert proc.returncode == 0 and ": valid" in proc.stdout, proc.stderr
 
 
 def test_validate_caps_the_input_size_before_reading_it_whole():
@@ -187,6 +203,21 @@ def test_batch_refuses_colliding_outputs_and_outputs_over_inputs_and_runs_the_re
     assert {path: digest(path) for path in inputs} == inputs
     assert sorted(os.listdir(tmp_path / "out")) == ["fine.blend", "victim.blend"]
     assert not (tmp_path / "escaped.blend").exists() and not os.path.exists("/tmp/elsewhere.blend")
+
+
+def test_a_job_writing_its_own_input_needs_overwrite(fig1_scene, tmp_path):
+    scene = tmp_path / "own" / "scene.blend"
+    scene.parent.mkdir()
+    shutil.copy(fig1_scene, scene)
+    before = digest(scene)
+    jobs = write_jobs(tmp_path / "own" / "jobs.json", [{"file": "scene.blend", "track": "fig1", "rig": "rig",
+                                                         "output": "scene.blend"}])
+    proc = run_cli("batch", jobs, "--jobs", 1)
+    assert proc.returncode == 1 and "is its own input (pass --overwrite to replace it)" in batch_lines(proc)[0]
+    assert digest(scene) == before
+    proc = run_cli("batch", jobs, "--jobs", 1, "--overwrite")
+    assert proc.returncode == 0 and ": ok," in batch_lines(proc)[0] and digest(scene) != before
+    assert blend_opens(scene) and leftovers(scene.parent) == []
 
 
 def test_a_track_named_like_a_path_stays_in_the_output_dir(fig1_scene, tmp_path):
@@ -345,6 +376,7 @@ def test_sigkill_at_random_points_never_leaves_a_partial_output_and_the_next_run
     solve = ("solve", FIG1, "--fps", "1000", "--output", motion)
     bake = ("bake", fig1_scene, "--track", "fig1", "--rig", "rig", "--output", baked)
     kills = [kill_at(solve, when_temporary_in=tmp_path), kill_at(bake, when_temporary_in=tmp_path)]
+    assert leftovers(tmp_path)  # the two killed mid-write left their temporaries: the next runs must take them
     kills += [kill_at(solve, delay=rng.uniform(0.5, 4.0)) for _ in range(3)]
     kills += [kill_at(bake, delay=rng.uniform(1.0, 8.0)) for _ in range(3)]
     assert kills[:2] == [True, True]  # the two killed mid-write
@@ -356,3 +388,27 @@ def test_sigkill_at_random_points_never_leaves_a_partial_output_and_the_next_run
     assert run_cli(*solve).returncode == 0 and run_cli(*bake).returncode == 0
     assert json.loads(motion.read_text())["fps"] == 1000 and blend_opens(baked)
     assert leftovers(tmp_path) == []
+
+
+def test_stale_temporaries_of_dead_processes_are_removed_and_no_others(addon, tmp_path):
+    """Every temporary the write path names (JSON, .blend, the demo's PNGs) is one the clean-up knows; only
+    those of processes of this host that have ended go."""
+    import importlib
+
+    files = importlib.import_module(addon + ".footprint_addon.files")
+    target = tmp_path / ("shot-" + "x" * 240 + ".blend")  # a long name: the temporary keeps its head
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    planted = {}
+    for suffix in (".tmp", ".tmp.blend", ".tmp.blend@", ".cell.png", ".tmp.png"):
+        name = os.path.basename(files.temporary_name(str(target), suffix))
+        assert files.TEMPORARY.match(name) and len(name.encode()) < 255, name
+        for owner, pid in (("dead", dead.pid), ("alive", os.getpid())):
+            path = tmp_path / name.replace(f"-{os.getpid()}-", f"-{pid}-")
+            path.write_text(owner)
+            planted[path] = owner
+    other_host = tmp_path / ".x.blend.footprint-00000000-1-0123abcd.tmp"  # (hash 00000000: not this host)
+    other_host.write_text("elsewhere")
+    files.remove_stale_temporaries(str(tmp_path), again=True)
+    assert all(path.exists() == (owner == "alive") for path, owner in planted.items())
+    assert other_host.exists()

@@ -174,3 +174,18 @@ def test_what_the_rig_lacks_is_reported(addon, clean):
     lines = module(addon, "footprint_addon.ui.panels").rig_report_lines(json.dumps(report))
     assert lines[0].startswith("Rig lacks: ") and "heel bone (L, R)" in lines[0]
     assert any("sole under the ankle (no heel bone)" in line for line in lines)
+
+
+def test_a_terrain_disabled_in_viewports_is_measured_as_the_solve_stood_on_the_footprints(addon, rig_scene):
+    """The solve stands a track whose terrain has no evaluated mesh on its footprints; Measure on Rig (and
+    bake --measure) measures it so too, instead of failing after the bake."""
+    coll = bpy.context.scene.footprint.active_track
+    bpy.ops.mesh.primitive_plane_add(size=40, location=(0, 5, 0))
+    plane = bpy.context.active_object
+    coll.footprint_track.terrain = plane
+    plane.hide_viewport = True
+    bpy.context.view_layer.update()
+    bpy.context.view_layer.objects.active = rig_scene
+    assert bpy.ops.footprint.measure_rig(rig=rig_scene.name) == {"FINISHED"}
+    report = rig_report()
+    assert max(report["below_ground"].values()) < 0.002  # measured against the footprints' ground

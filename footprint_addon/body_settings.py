@@ -8,6 +8,7 @@ import bpy
 from bpy.props import BoolProperty, FloatProperty
 
 from ..solver.body import walking
+from .scene_io import tag_update
 
 # name: (label, description, unit, soft minimum, soft maximum)
 ATTRIBUTES = {
@@ -42,19 +43,14 @@ GROUPS = (("Arms", ("arm_swing", "elbow_flexion", "elbow_swing", "arm_abduction"
 assert set(ATTRIBUTES) == set(walking.ATTRIBUTE_NAMES) == {name for _title, names in GROUPS for name in names}
 
 
-def _tag(settings, _context):
-    """An edit re-solves the track's live preview, as a footprint's does (its signature holds them)."""
-    settings.id_data.update_tag()
-
-
 def _annotations():
     defaults = walking.WalkingAttributes()
-    notes = {"enabled": BoolProperty(name="Walking Attributes", default=True, update=_tag,
+    notes = {"enabled": BoolProperty(name="Walking Attributes", default=True, update=tag_update,
                                      description="Animate arms, trunk, head, heel strike and toe roll from the "
                                      "gait (off: legs and body only, as the solver leaves them)")}
     for name, (label, description, unit, low, high) in ATTRIBUTES.items():
         notes[name] = FloatProperty(name=label, description=description, default=getattr(defaults, name),
-                                    soft_min=low, soft_max=high, update=_tag,
+                                    soft_min=low, soft_max=high, update=tag_update,
                                     precision=2 if unit in ("", "s") else 1)
     return notes
 

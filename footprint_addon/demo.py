@@ -184,8 +184,7 @@ def foot_shapes(rig, side, material):
     ankle_z = float(foot.head_local[2])
 
     def ring(y, half_width, top):
-        return [(x - half_width, y, SOLE), (x + half_width, y, SOLE), (x + half_width, y, top),
-                (x - half_width, y, top)]
+        return _ring(x, y, half_width, SOLE, top)
 
     _rest_mesh(rig, foot.name, [ring(back, 0.035, 0.6 * ankle_z), ring(ankle, 0.042, 1.2 * ankle_z),
                                 ring(ball, 0.045, 0.45 * ankle_z)], material)
@@ -201,12 +200,14 @@ def nose_shape(rig, material, bone_name="DEF-spine.006"):
     x, y, z = head.head_local
     y0, y1, z0 = y + 0.05 * forward, y + 0.14 * forward, z + 0.4 * head.length
 
-    def ring(y, half_width, bottom, top):
-        return [(x - half_width, y, bottom), (x + half_width, y, bottom), (x + half_width, y, top),
-                (x - half_width, y, top)]
-
-    _rest_mesh(rig, bone_name, [ring(y0, 0.025, z0 - 0.03, z0 + 0.05), ring(y1, 0.012, z0, z0 + 0.03)],
+    _rest_mesh(rig, bone_name, [_ring(x, y0, 0.025, z0 - 0.03, z0 + 0.05), _ring(x, y1, 0.012, z0, z0 + 0.03)],
                material)
+
+
+def _ring(x, y, half_width, bottom, top):
+    """Four corners of a rectangle across the rig at y (rest space), from bottom to top."""
+    return [(x - half_width, y, bottom), (x + half_width, y, bottom), (x + half_width, y, top),
+            (x - half_width, y, top)]
 
 
 def _rest_mesh(rig, bone_name, rings, material):

@@ -6,6 +6,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, PointerProperty
 from ..solver.character import ALL_FEET, BIPED_FEET, PRESETS
 from ..solver.timing import GAITS
 from . import scene_io
+from .scene_io import tag_update
 from .body_settings import BodySettings
 from .running_settings import RunningSettings
 
@@ -30,11 +31,6 @@ GAIT_ITEMS = [
 assert [item[0] for item in GAIT_ITEMS] == list(GAITS)
 
 
-def _tag(self, _context):
-    """Timing and track-setting edits reach depsgraph handlers (the live update, the overlay) like moves do."""
-    self.id_data.update_tag()
-
-
 def _get_stance(self):
     return self.liftoff - self.contact
 
@@ -54,12 +50,12 @@ def _set_step_time(self, value):
 
 class FootprintProperties(bpy.types.PropertyGroup):
     is_footprint: BoolProperty(name="Is Footprint", default=False, options={"HIDDEN"})
-    foot: EnumProperty(name="Foot", items=FOOT_ITEMS, default="L", update=_tag,
+    foot: EnumProperty(name="Foot", items=FOOT_ITEMS, default="L", update=tag_update,
                        description="The character's foot that stands on this footprint")
     contact: FloatProperty(name="Contact", description="Time the foot touches down (seconds)",
-                           precision=3, step=1, update=_tag)
+                           precision=3, step=1, update=tag_update)
     liftoff: FloatProperty(name="Lift-off", description="Time the foot leaves the ground (seconds)",
-                           precision=3, step=1, default=0.6, update=_tag)
+                           precision=3, step=1, default=0.6, update=tag_update)
     stance_duration: FloatProperty(
         name="Stance", description="Time on this footprint (the dagger's bar, vdP97 Fig. 3), seconds",
         get=_get_stance, set=_set_stance, precision=3, step=1, min=0.001,
@@ -86,10 +82,10 @@ def _is_track(_self, coll):
 
 class TrackProperties(bpy.types.PropertyGroup):
     is_track: BoolProperty(name="Is Footprint Track", default=False, options={"HIDDEN"})
-    character: EnumProperty(name="Character", items=PRESET_ITEMS, default="human", update=_tag,
+    character: EnumProperty(name="Character", items=PRESET_ITEMS, default="human", update=tag_update,
                             description="Character preset: leg lengths, hip width, foot size")
     character_json: StringProperty(
-        name="Character Parameters", options={"HIDDEN"}, update=_tag,
+        name="Character Parameters", options={"HIDDEN"}, update=tag_update,
         description="Explicit character parameters from an imported track (JSON), kept for export",
     )
     terrain: PointerProperty(name="Terrain", type=bpy.types.Object, poll=_is_mesh,

@@ -49,6 +49,12 @@ def character_of(coll) -> solver_character.Character:
     return solver_character.character_from_json(character_field(coll))
 
 
+def tag_update(settings, _context):
+    """A property's update: an edit reaches the depsgraph handlers (the live re-solve, the overlay) as a
+    footprint's move does (the signature of a track holds its settings)."""
+    settings.id_data.update_tag()
+
+
 def character_field(coll):
     """The track's character as the track format holds it: explicit parameters (JSON a file may have
     mangled, so read as hostile) or a preset's name."""

@@ -1,6 +1,4 @@
-"""Helpers shared by the operators (and headless baking): the active track, the selection, error reporting,
-the scene's frame range."""
-
+"""Helpers shared by the operators: the active track, the selection, error reporting."""
 
 from ...solver.errors import FootprintError
 from .. import scene_io

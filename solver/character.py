@@ -43,11 +43,34 @@ class Character:
     heel_strike: float = 0.0  # radians: a walking foot lands heel first with its toes up this much, then rolls
     pelvic_rotation: float = 0.0  # radians: the body's yaw swing, the landing side forward at each heel strike
     pelvic_list: float = 0.0  # radians: the body's roll, the swing side dropped in single support
+    fore_share: float = 0.6  # quadrupeds: the fore mass's share of the body's (a dog carries about 60 % of
+    # its weight on its forelegs: Lee et al. 1999, J. Exp. Biol. 202, "Legs as springs...": 63 %, a horse 58 %)
+    spine_stiffness: float = 400.0  # quadrupeds: Torkos eq. 2's k_s per kilogram of body (N/m/kg = 1/s^2);
+    # 400: the spine stretches 1 cm under 0.4 g of load moved along it, the masses' relative motion rings
+    # at 6.5 Hz (sqrt(k / (share (1 - share))) / 2 pi), above a gallop's 2-3 Hz stride
+    leg_lengths: np.ndarray | None = None  # (legs, 2) nominal and maximal length of each leg, when they
+    # differ (a limp, a lopsided gait: Torkos eq. 4, each leg its own l); None: all legs the two above
+
+    @property
+    def nominal_lengths(self) -> np.ndarray:
+        """(legs,) each leg's comfortable length (Torkos eq. 4)."""
+        return np.full(len(self.feet), self.leg_length_nominal) if self.leg_lengths is None else self.leg_lengths[:, 0]
+
+    @property
+    def max_lengths(self) -> np.ndarray:
+        """(legs,) each leg's maximal length."""
+        return np.full(len(self.feet), self.leg_length_max) if self.leg_lengths is None else self.leg_lengths[:, 1]
+
+    @property
+    def is_quadruped(self) -> bool:
+        """Four legs, hind and fore: the two-mass body (Torkos §4.2.1)."""
+        return set(self.feet) == set(QUADRUPED_FEET)
 
     def scaled(self, factor: float) -> "Character":
         """The same character with every length times factor (a rig object scaled in the world)."""
         lengths = {name: getattr(self, name) * factor for name in LENGTHS}
-        return replace(self, hip_offsets=self.hip_offsets * factor, **lengths,
+        legs = None if self.leg_lengths is None else self.leg_lengths * factor
+        return replace(self, hip_offsets=self.hip_offsets * factor, **lengths, leg_lengths=legs,
                        ankle_offset=None if self.ankle_offset is None else tuple(factor * np.asarray(self.ankle_offset)))
 
     @property
@@ -78,6 +101,8 @@ class Character:
             **({"ankle_offset": list(self.ankle_offset), "ankle_reach": self.ankle_reach,
                 "ball_height": self.ball_height, "heel_length": self.heel_length, "toe_length": self.toe_length}
                if self.ankle_offset is not None else {}),
+            **({"leg_lengths": {foot: [float(v) for v in pair] for foot, pair in zip(self.feet, self.leg_lengths)}}
+               if self.leg_lengths is not None else {}),
         }
 
 
@@ -89,6 +114,7 @@ _ANGLE = (0.0, math.pi / 2)
 NUMBER_RANGES = {  # the optional numbers (in to_json's order); their units are l_nom, radians or fractions
     "com_clearance": (0.0, 10.0), "pitch_amplitude": _ANGLE, "roll_amplitude": _ANGLE, "bank_gain": (0.0, 10.0),
     "swing_clearance": (0.0, 10.0), "heel_strike": _ANGLE, "pelvic_rotation": _ANGLE, "pelvic_list": _ANGLE,
+    "fore_share": (0.05, 0.95), "spine_stiffness": (1.0, 1e5),
 }
 OPTIONAL_NUMBERS = tuple(NUMBER_RANGES)
 
@@ -165,4 +191,24 @@ def character_from_json(data) -> Character:
             raise CharacterError(f"character {key} {value:.4g} is outside [{low:g}, {high:g}]")
     if not numbers["leg_length_nominal"] < numbers["leg_length_max"]:
         raise CharacterError("character needs leg_length_nominal < leg_length_max (vdP97 §2.2)")
-    return Character(str(data.get("preset", base.name)), feet, hip_offsets, **numbers)
+    leg_lengths = _leg_lengths(data.get("leg_lengths"), feet)
+    return Character(str(data.get("preset", base.name)), feet, hip_offsets, **numbers, leg_lengths=leg_lengths)
+
+
+def _leg_lengths(data, feet):
+    """The optional "leg_lengths": {foot: [nominal, max]} for every foot, as (legs, 2), or None."""
+    if data is None:
+        return None
+    if not isinstance(data, dict) or set(data) != set(feet):
+        raise CharacterError(f"character leg_lengths must give [nominal, max] for each foot of {list(feet)}")
+    for foot in feet:
+        pair = data[foot]
+        if (not isinstance(pair, (list, tuple)) or len(pair) != 2
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pair)):
+            raise CharacterError(f"character leg_lengths {foot!r} must be [nominal, max] in metres, "
+                                 f"not {json.dumps(pair, default=str)[:60]}")
+        nominal, longest = (float(v) for v in pair)
+        if not (MIN_SIZE <= nominal < longest <= MAX_SIZE):  # also false for NaN
+            raise CharacterError(f"character leg_lengths {foot!r} [{nominal:.4g}, {longest:.4g}] needs "
+                                 f"{MIN_SIZE:g} <= nominal < max <= {MAX_SIZE:g} m")
+    return np.array([[float(v) for v in data[foot]] for foot in feet])

@@ -159,7 +159,7 @@ def greedy_descent(problem: Problem, free=None, scales=GREEDY_SCALES, max_sweeps
     sweeps = 0
     converged = True  # every scale ended on a sweep that changed nothing (one flag: sweeps cover all tracks)
     for scale in scales:
-        deltas = np.array([scale] * 3 + [scale / mean_duration] * 3)
+        deltas = np.array([scale] * problem.dim + [scale / mean_duration] * problem.dim)
         improved = True
         for _ in range(max_sweeps):
             sweeps += 1
@@ -167,7 +167,7 @@ def greedy_descent(problem: Problem, free=None, scales=GREEDY_SCALES, max_sweeps
             for k in range(problem.n_free):
                 best = local_energy(free, k)
                 evaluations += 1
-                for c in range(6):
+                for c in range(len(deltas)):
                     for direction in (1.0, -1.0):
                         moved = False
                         while True:

@@ -124,13 +124,14 @@ def liftoff_slots(schedule) -> int:
     return int(np.bincount(segment).max()) if len(segment) else 0
 
 
-def _sampling(schedule, per_segment, slots):
-    """The spline layout, sample times and weights, Hermite coefficients, the footprint under each leg."""
-    return _by_timing("sampling", (schedule.key, per_segment, slots),
-                      lambda: _derive_sampling(schedule, per_segment, slots))
+def _sampling(schedule, per_segment, slots, gravity):
+    """The spline layout (of a trajectory falling under gravity across flights), sample times and weights,
+    Hermite coefficients, the footprint under each leg."""
+    return _by_timing("sampling", (schedule.key, per_segment, slots, tuple(gravity)),
+                      lambda: _derive_sampling(schedule, per_segment, slots, gravity))
 
 
-def _derive_sampling(schedule, per_segment, slots):
+def _derive_sampling(schedule, per_segment, slots, gravity):
     """Per segment, per_segment + 1 samples for the energy's integral (vdP97 §2.4.3: the same fractions in
     every segment), then `slots` samples at the lift-offs inside it (unused slots weigh nothing).
 
@@ -138,7 +139,7 @@ def _derive_sampling(schedule, per_segment, slots):
     sample's spacing at a lift-off), the Hermite coefficients of p and a; per sample and leg the footprint
     stood on (-1: none) and the footprint the barrier holds the leg to (at a lift-off sample, the one
     the foot is leaving)."""
-    lay = layout(schedule)
+    lay = layout(schedule, gravity)
     times, _segment, dt, support_times = schedule.sample_times(per_segment)
     active = schedule.active_footprints(support_times)
     n_seg, n_regular = schedule.segments, per_segment + 1
@@ -192,7 +193,27 @@ def _knot_centres(schedule, character):
     return centres
 
 
+def samples_last(array):
+    """(S, L, 3) -> (3, L, S), (S, L) -> (L, S), contiguous: every operation then runs along the samples."""
+    return np.ascontiguousarray(array.T)
+
+
+def per_leg(values, legs):
+    """(legs,) a character's per-leg values, padded with the last to the problem's legs (the padding's
+    legs never stand: their values weigh nothing)."""
+    return np.concatenate([values, np.full(legs - len(values), values[-1])])
+
+
 class Problem:
+    """A biped's (or any single-mass character's) COM problem. The trajectory has `dim` components, which
+    fall under `gravity` across flights; the first `physics_rows` residual rows are the physics, the only
+    ones that depend on the acceleration. The quadruped's two-mass body (quadruped/two_mass.py) is the
+    same problem with a trajectory of six components and its own residuals."""
+
+    dim = 3  # the COM
+    gravity = GRAVITY_VECTOR
+    physics_rows = 3
+
     def __init__(self, items, weights: Weights = Weights(), per_segment: int = SAMPLES_PER_SEGMENT):
         """items: (track, character, terrain or None) triples."""
         self.weights = weights
@@ -200,93 +221,89 @@ class Problem:
         self.parts = []
         legs = max(len(character.feet) for _track, character, _terrain in items)
         self.legs = legs
-        cols = {k: [] for k in ("left", "right", "g_left", "o_left", "g_right", "o_right", "h", "times", "dt",
-                                "barrier_dt", "cp", "ca", "active", "reaching", "mid", "toe", "fwd", "hip", "l_nom",
-                                "l_max", "toe_ramp", "clear", "ground", "sample_track")}
+        cols = {}
         nf = nsmp = 0
         schedules = [build_schedule(track, character) for track, character, _terrain in items]
         self.slots = max(liftoff_slots(sched) for sched in schedules)  # lift-off samples per segment
         for index, ((_track, character, terrain), sched) in enumerate(zip(items, schedules)):
             tr = sched.track
-            lay, times, dt, barrier_dt, cp, ca, active_fp, reaching_fp = _sampling(sched, per_segment, self.slots)
+            lay, times, dt, barrier_dt, cp, ca, active_fp, reaching_fp = _sampling(sched, per_segment, self.slots,
+                                                                                   self.gravity)
             if active_fp.shape[1] < legs:
                 active_fp, reaching_fp = (np.pad(fp, ((0, 0), (0, legs - fp.shape[1])), constant_values=-1)
                                           for fp in (active_fp, reaching_fp))
             on = active_fp >= 0
             safe = np.maximum(reaching_fp, 0)  # the footprint of each leg that stands or lifts off there
-            mid = tr.positions[safe]
-            fwd = _forward(tr.headings)[safe]
-            toe = mid + 0.5 * character.foot_length * fwd
-            offsets = np.zeros((legs, 3))
-            offsets[: len(character.feet)] = character.hip_offsets
-            hip = orientation.hip_offsets_in_world(*orientation.body_angles(times, tr, character), offsets)
-            # Ground under the COM without a terrain: the supporting footprints' mean height, interpolated in
-            # time across flights.
-            z_on = np.where(on, mid[..., 2], 0.0).sum(axis=1) / np.maximum(on.sum(axis=1), 1)
+            # Ground under the body without a terrain: the supporting footprints' mean height, interpolated
+            # in time across flights.
+            z_on = np.where(on, tr.positions[safe][..., 2], 0.0).sum(axis=1) / np.maximum(on.sum(axis=1), 1)
             supported = on.any(axis=1)  # never a lift-off slot (no foot stands there): times in order
-            ground = np.interp(times, times[supported], z_on[supported])
             n_free, n_smp = lay.n_free, len(times)
-            cols["left"].append(lay.left + nf)
-            cols["right"].append(lay.right + nf)
-            for key in ("g_left", "o_left", "g_right", "o_right"):
-                cols[key].append(getattr(lay, key))
-            cols["h"].append(np.diff(sched.knot_times))
-            cols["times"].append(times)
-            cols["dt"].append(dt)
-            cols["barrier_dt"].append(barrier_dt)
-            cols["cp"].append(cp)
-            cols["ca"].append(ca)
-            cols["active"].append(on)
-            cols["reaching"].append(reaching_fp >= 0)
-            cols["mid"].append(mid)
-            cols["toe"].append(toe)
-            cols["fwd"].append(fwd)
-            cols["hip"].append(hip)
-            cols["l_nom"].append(np.full(n_smp, character.leg_length_nominal))
-            cols["l_max"].append(np.full(n_smp, character.leg_length_max))
-            cols["toe_ramp"].append(np.full(n_smp, TOE_RAMP * 0.5 * character.foot_length))
-            cols["clear"].append(np.full(n_smp, character.com_clearance * character.leg_length_nominal))
-            cols["ground"].append(ground)
-            cols["sample_track"].append(np.full(n_smp, index))
+            columns = {"left": lay.left + nf, "right": lay.right + nf, "g_left": lay.g_left, "o_left": lay.o_left,
+                       "g_right": lay.g_right, "o_right": lay.o_right, "h": np.diff(sched.knot_times),
+                       "times": times, "dt": dt, "barrier_dt": barrier_dt, "cp": cp, "ca": ca, "active": on,
+                       "reaching": reaching_fp >= 0, "sample_track": np.full(n_smp, index),
+                       "ground": np.interp(times, times[supported], z_on[supported]),
+                       "l_nom": np.tile(per_leg(character.nominal_lengths, legs), (n_smp, 1)),
+                       "l_max": np.tile(per_leg(character.max_lengths, legs), (n_smp, 1)),
+                       "clear": np.full(n_smp, character.com_clearance * character.leg_length_nominal)}
+            columns.update(self._leg_columns(tr, character, times, safe))
+            for key, value in columns.items():
+                cols.setdefault(key, []).append(value)
             self.parts.append(TrackPart(sched, lay, character, terrain, slice(nf, nf + n_free),
                                         slice(nsmp, nsmp + n_smp)))
             nf, nsmp = nf + n_free, nsmp + n_smp
         for key, values in cols.items():
             setattr(self, key, np.concatenate(values))
         self.n_free, self.n_tracks = nf, len(items)
-        # Per-sample constants of the residuals, in the shapes evaluate() uses them: samples last, so
-        # that every operation runs along them: vectors (3, S), per leg (3, L, S) or (L, S).
-        margin = weights.barrier_margin
-
-        def samples_last(array):  # (S, L, 3) -> (3, L, S), (S, L) -> (L, S)
-            return np.ascontiguousarray(array.T)
-
-        self.hip_minus_mid = samples_last(self.hip - self.mid)
-        self.shift = samples_last(self.toe - self.mid)  # where the support goes when the foot is on its toes
-        self.hip, self.fwd = samples_last(self.hip), samples_last(self.fwd)
-        self.active = samples_last(self.active)
-        self.reaching = samples_last(self.reaching)  # the legs the barrier holds: in stance, or lifting off
-        self.inv_ramp = 1.0 / self.toe_ramp
-        self.onset = self.l_max - margin - self.toe_ramp
         self.samples_per_segment = per_segment + 1 + self.slots
         self.regular = np.arange(len(self.times)) % self.samples_per_segment <= per_segment  # not a lift-off's
-        self.limit = self.l_max - np.where(self.regular, margin, weights.liftoff_margin)
-        # Residual rows: physics (3), comfort and barrier per leg, clearance.
-        row_weight = np.repeat([weights.physics, weights.comfort, weights.barrier, weights.clearance],
-                               [3, legs, legs, 1])
-        barrier_rows = np.repeat([False, False, True, False], [3, legs, legs, 1])
-        self.root_weight = np.sqrt(row_weight[:, None] * np.where(barrier_rows[:, None], self.barrier_dt, self.dt))
+        self.active = samples_last(self.active)
+        self.reaching = samples_last(self.reaching)  # the legs the barrier holds: in stance, or lifting off
+        self.l_nom, self.l_max = samples_last(self.l_nom), samples_last(self.l_max)
+        self.limit = self.l_max - np.where(self.regular, weights.barrier_margin, weights.liftoff_margin)
+        self._residual_constants()
         self.sample_segment = np.repeat(np.arange(len(self.left)), self.samples_per_segment)
         self.free_track = np.concatenate([np.full(p.free.stop - p.free.start, i) for i, p in enumerate(self.parts)])
         self.coupled = self.right != self.left  # segments linking two free states (not a flight)
-        timing = self._timing = (tuple(part.schedule.key for part in self.parts), per_segment)
-        self.standing = physics.standing_faces(self.active)
+        timing = self._timing = (tuple(part.schedule.key for part in self.parts), per_segment, self.dim)
         (self.segment_map, self.segment_offset, self.hermite, self.sample_weights, self.pair_weights,
          self.control_scale, self.pair_scale, self.slot_weights, self.slot_pairs) = _by_timing(
             "controls", timing, self._control_maps)
         self.terrain_groups = self._terrain_groups()
         self.end_pairs, self.end_track, self.end_offset = _by_timing("ends", timing, self._end_pairs)
         self._assembly = None
+
+    def _leg_columns(self, track, character, times, footprint):
+        """Per sample and leg (S, L, ...), what the residuals need of the footprint each leg stands on or
+        leaves (footprint (S, L), any where the leg is in the air): the mid-foot support point, the toe it
+        moves to when the foot rises on it, the foot's forward direction, the hip's offset from the COM in
+        the world (the body's orientation at that time), and per sample the toe blend's length."""
+        legs = footprint.shape[1]
+        mid = track.positions[footprint]
+        fwd = _forward(track.headings)[footprint]
+        offsets = np.zeros((legs, 3))
+        offsets[: len(character.feet)] = character.hip_offsets
+        hip = orientation.hip_offsets_in_world(*orientation.body_angles(times, track, character), offsets)
+        return {"mid": mid, "toe": mid + 0.5 * character.foot_length * fwd, "fwd": fwd, "hip": hip,
+                "toe_ramp": np.full(len(times), TOE_RAMP * 0.5 * character.foot_length)}
+
+    def _residual_constants(self):
+        """Per-sample constants of the residuals, in the shapes evaluate() uses them: samples last, so that
+        every operation runs along them: vectors (3, S), per leg (3, L, S) or (L, S); and each residual
+        row's weight."""
+        weights, legs = self.weights, self.legs
+        self.hip_minus_mid = samples_last(self.hip - self.mid)
+        self.shift = samples_last(self.toe - self.mid)  # where the support goes when the foot is on its toes
+        self.hip, self.fwd = samples_last(self.hip), samples_last(self.fwd)
+        self.inv_ramp = 1.0 / self.toe_ramp
+        self.onset = self.l_max - weights.barrier_margin - self.toe_ramp
+        # Residual rows: physics (3), comfort and barrier per leg, clearance.
+        row_weight = np.repeat([weights.physics, weights.comfort, weights.barrier, weights.clearance],
+                               [3, legs, legs, 1])
+        barrier_rows = np.repeat([False, False, True, False], [3, legs, legs, 1])
+        self.root_weight = np.sqrt(row_weight[:, None] * np.where(barrier_rows[:, None], self.barrier_dt, self.dt))
+        self.standing = physics.standing_faces(self.active)
 
     @property
     def assembly(self):
@@ -309,11 +326,11 @@ class Problem:
         is_first, is_last = np.zeros((2, len(segment_track)), dtype=bool)
         is_first[first], is_last[last] = True, True
         ends = np.flatnonzero((is_first | is_last) & self.coupled)  # one segment when a track has only one
-        offset = np.zeros((len(ends), 3))
+        offset = np.zeros((len(ends), self.dim))
         following = np.minimum(ends + 1, len(self.h) - 1)
         takes_off = (is_first[ends] & ~is_last[ends] & ~self.coupled[following]
                      & (segment_track[following] == segment_track[ends]))
-        offset[takes_off] = GRAVITY_VECTOR * self.h[following[takes_off], None]
+        offset[takes_off] = self.gravity * self.h[following[takes_off], None]
         return np.stack([self.left[ends], self.right[ends]], axis=1), segment_track[ends], offset
 
     def _control_maps(self):
@@ -333,13 +350,13 @@ class Problem:
         """
         # Across a flight both ends derive from the same free state: its columns move to the left half and
         # the right half is zero, so the flight's contributions land on one diagonal block.
-        n_seg, per = len(self.left), self.per_segment + 1
-        g_both = np.zeros((n_seg, 12, 12))
-        g_both[:, :6, :6] = self.g_left
-        g_both[:, 6:, 6:] = self.g_right
+        n_seg, per, state = len(self.left), self.per_segment + 1, 2 * self.dim
+        g_both = np.zeros((n_seg, 2 * state, 2 * state))
+        g_both[:, :state, :state] = self.g_left
+        g_both[:, state:, state:] = self.g_right
         flight = ~self.coupled
-        g_both[flight, 6:, :6] = self.g_right[flight]
-        g_both[flight, 6:, 6:] = 0.0
+        g_both[flight, state:, :state] = self.g_right[flight]
+        g_both[flight, state:, state:] = 0.0
         offset = np.concatenate([self.o_left, self.o_right], axis=1)
         hermite = np.stack([self.cp, self.ca], axis=1)  # (S, 2, 4)
         cp, _cv, ca = hermite_basis(np.arange(per) / (per - 1), 1.0)
@@ -354,10 +371,10 @@ class Problem:
         return g_both, offset, hermite, weights, pair_weights, scale, pair_scale, slot_weights, slot_pairs
 
     def sample_basis(self):
-        """The dense map per sample: [p; a] (6) = basis (6, 12) @ [free state pair[0]; free state pair[1]] +
+        """The dense map per sample: [p; a] (2D) = basis (2D, 4D) @ [free state pair[0]; free state pair[1]] +
         offset, with pair (S, 2). For checks and for other optimisers; linearize() works per segment."""
         seg = self.sample_segment
-        hermite = np.kron(self.hermite, np.eye(3)[None])  # (S, 6, 12)
+        hermite = np.kron(self.hermite, np.eye(self.dim)[None])  # (S, 2D, 4D)
         pair = np.stack([self.left[seg], self.right[seg]], axis=1)
         return hermite @ self.segment_map[seg], np.einsum("sij,sj->si", hermite, self.segment_offset[seg]), pair
 
@@ -380,24 +397,28 @@ class Problem:
 
     def initial_free(self):
         """vdP97 §2.4.3, Fig. 9: each knot above its footprints at nominal leg height, zero tangents."""
-        free = np.zeros((self.n_free, 6))
+        free = np.zeros((self.n_free, 2 * self.dim))
         for part in self.parts:
             sched, char = part.schedule, part.character
-            height = char.leg_length_nominal - char.hip_offsets[:, 2].mean()
-            states = np.zeros((len(sched.knot_times), 6))
-            states[:, :3] = _knot_centres(sched, char) + [0.0, 0.0, height]
+            states = np.zeros((len(sched.knot_times), 2 * self.dim))
+            states[:, :self.dim] = self._initial_positions(sched, char)
             keep = np.concatenate([[True], ~sched.flight])  # knots that are free states
             free[part.free] = states[keep]
         return free
 
+    def _initial_positions(self, schedule, character):
+        """(K, D) each knot's starting position: the COM at nominal leg height above its footprints."""
+        height = character.leg_length_nominal - character.hip_offsets[:, 2].mean()
+        return _knot_centres(schedule, character) + [0.0, 0.0, height]
+
     def controls(self, free, segments=slice(None)):
-        """The Hermite controls [P0, V0, P1, V1] (n, 4, 3) of the segments from the free states (n_free, 6)."""
+        """The Hermite controls [P0, V0, P1, V1] (n, 4, D) of the segments from the free states (n_free, 2D)."""
         states = np.concatenate([free[self.left[segments]], free[self.right[segments]]], axis=1)
         controls = (self.segment_map[segments] @ states[..., None])[..., 0] + self.segment_offset[segments]
-        return controls.reshape(-1, 4, 3)
+        return controls.reshape(-1, 4, self.dim)
 
     def sample_states(self, free, rows=None):
-        """COM positions and accelerations (S, 3) at the samples (or the given sample rows)."""
+        """Positions and accelerations (S, D) at the samples (or the given sample rows)."""
         if rows is None:
             p, a = self._states_of(free, slice(None), slice(None))
             return p.T, a.T
@@ -427,14 +448,13 @@ class Problem:
         return ground, slope
 
     def residuals(self, p, a, rows=None, jacobian=False):
-        """Weighted residuals (S, 3 + 2L + 1) at COM positions and accelerations (S, 3) of sample rows;
-        with jacobian, also their derivatives in p and a, (S, R, 3) each, analytic. (evaluate() with the
-        samples first.)"""
+        """Weighted residuals (S, R) at positions and accelerations (S, D) of sample rows; with jacobian,
+        also their derivatives in p and a, (S, R, D) each, analytic. (evaluate() with the samples first.)"""
         if not jacobian:
             return self.evaluate(p.T, a.T, rows).T
         r, dp, da_physics = self.evaluate(p.T, a.T, rows, jacobian=True)
         da = np.zeros_like(dp)
-        da[:3] = da_physics
+        da[:self.physics_rows] = da_physics
         return r.T, np.moveaxis(dp, -1, 0), np.moveaxis(da, -1, 0)
 
     def evaluate(self, p, a, rows=None, jacobian=False):
@@ -498,9 +518,9 @@ class Problem:
     def energy_terms(self, free):
         """Per track: total energy, and its physics / comfort / barrier / clearance / ends parts."""
         r = self.evaluate(*self._states_of(free, slice(None), slice(None)))
-        legs = self.legs
-        parts = {"physics": r[:3], "comfort": r[3:3 + legs], "barrier": r[3 + legs:3 + 2 * legs],
-                 "clearance": r[3 + 2 * legs:]}
+        legs, physical = self.legs, self.physics_rows
+        parts = {"physics": r[:physical], "comfort": r[physical:physical + legs],
+                 "barrier": r[physical + legs:physical + 2 * legs], "clearance": r[physical + 2 * legs:]}
         out = {k: np.bincount(self.sample_track, (v**2).sum(axis=0), self.n_tracks) for k, v in parts.items()}
         out["ends"] = np.bincount(self.end_track, (self.end_residuals(free) ** 2).sum(axis=1), self.n_tracks)
         out["total"] = sum(out.values())
@@ -524,27 +544,29 @@ class Problem:
         rows = None if assembly is None else a.samples  # (a window's: reading self.assembly would build it)
         r, dp, da = self.evaluate(*self._states_of(free, a.segments, a.samples), rows, jacobian=True)
         # Per sample, J^T J in its own [p, a] (blocks (u, v)) and J^T r: only the physics rows depend on a.
-        n = r.shape[1]
-        blocks = np.empty((2, 2, 3, 3, n))
+        n, dim, physical = r.shape[1], self.dim, self.physics_rows
+        blocks = np.empty((2, 2, dim, dim, n))
         np.add.reduce(dp[:, :, None] * dp[:, None, :], 0, out=blocks[0, 0])
-        np.add.reduce(dp[:3, :, None] * da[:, None, :], 0, out=blocks[0, 1])
+        np.add.reduce(dp[:physical, :, None] * da[:, None, :], 0, out=blocks[0, 1])
         blocks[1, 0] = blocks[0, 1].swapaxes(0, 1)
         np.add.reduce(da[:, :, None] * da[:, None, :], 0, out=blocks[1, 1])
-        gradient = np.empty((2, 3, n))
+        gradient = np.empty((2, dim, n))
         np.add.reduce(dp * r[:, None], 0, out=gradient[0])
-        np.add.reduce(da * r[:3, None], 0, out=gradient[1])
+        np.add.reduce(da * r[:physical, None], 0, out=gradient[1])
         # Onto each segment's controls: control k moves sample i's p by cp_k and its a by ca_k, fixed weights
         # times the segment's scale, so each sum over a segment's samples is one product for all segments.
         per, seg, n_seg = self.samples_per_segment, a.segments, a.segments.stop - a.segments.start
         n_regular = self.per_segment + 1
-        jtj = (blocks.reshape(2, 2, 9 * n_seg, per)[..., :n_regular] @ self.pair_weights).reshape(2, 2, 3, 3, n_seg, 4, 4)
+        jtj = (blocks.reshape(2, 2, dim * dim * n_seg, per)[..., :n_regular] @ self.pair_weights).reshape(
+            2, 2, dim, dim, n_seg, 4, 4)
         jtj = np.add.reduce(jtj * self.pair_scale[:, :, None, None, seg], (0, 1))  # (x, y, segment, k, l)
-        jtr = (gradient.reshape(2, 3 * n_seg, per)[..., :n_regular] @ self.sample_weights).reshape(2, 3, n_seg, 4)
+        jtr = (gradient.reshape(2, dim * n_seg, per)[..., :n_regular] @ self.sample_weights).reshape(2, dim, n_seg, 4)
         jtr = np.add.reduce(jtr * self.control_scale[:, None, seg], 0)  # (x, segment, k)
         if self.slots:  # the lift-off samples: only their barrier rows weigh, and those depend on p alone
-            lifting = blocks[0, 0].reshape(9, n_seg, 1, per)[..., n_regular:]
-            jtj += (lifting @ self.slot_pairs[seg]).reshape(3, 3, n_seg, 4, 4)
-            jtr += (gradient[0].reshape(3, n_seg, 1, per)[..., n_regular:] @ self.slot_weights[seg]).reshape(3, n_seg, 4)
+            lifting = blocks[0, 0].reshape(dim * dim, n_seg, 1, per)[..., n_regular:]
+            jtj += (lifting @ self.slot_pairs[seg]).reshape(dim, dim, n_seg, 4, 4)
+            jtr += (gradient[0].reshape(dim, n_seg, 1, per)[..., n_regular:] @ self.slot_weights[seg]).reshape(
+                dim, n_seg, 4)
         r_end = self.end_residuals(free, a.end_pair_rows)
         return a.assemble(np.concatenate([jtj.ravel(), jtr.ravel(), r_end.ravel()]), np.add.reduce(r * r, 0), r_end)
 
@@ -556,23 +578,25 @@ class Problem:
         return a.energies(np.add.reduce(r * r, 0), self.end_residuals(free, a.end_pair_rows))
 
     def _states_of(self, free, segments, samples):
-        """COM positions and accelerations (3, S) at the samples (a slice) of the segments (a slice)."""
+        """Positions and accelerations (D, S) at the samples (a slice) of the segments (a slice)."""
         controls = self.controls(free, segments)
-        y = (self.hermite[samples].reshape(len(controls), -1, 4) @ controls).reshape(-1, 2, 3)
+        y = (self.hermite[samples].reshape(len(controls), -1, 4) @ controls).reshape(-1, 2, self.dim)
         return np.ascontiguousarray(y[:, 0].T), np.ascontiguousarray(y[:, 1].T)
 
     def end_residuals(self, free, pairs=slice(None)):
-        """The steady-ends residuals (E, 3) of the end pairs: sqrt(k_e) (V_hi + offset - V_lo)."""
+        """The steady-ends residuals (E, D) of the end pairs: sqrt(k_e) (V_hi + offset - V_lo)."""
         lo, hi = self.end_pairs[pairs].T
-        return np.sqrt(self.weights.ends) * (free[hi, 3:] + self.end_offset[pairs] - free[lo, 3:])
+        dim = self.dim
+        return np.sqrt(self.weights.ends) * (free[hi, dim:] + self.end_offset[pairs] - free[lo, dim:])
 
     def end_jacobian(self):
-        """The steady-ends residuals' Jacobian, dense (3 E, 6 n_free), for checks and other optimisers."""
-        jac = np.zeros((len(self.end_pairs), 3, self.n_free, 6))
+        """The steady-ends residuals' Jacobian, dense (D E, 2D n_free), for checks and other optimisers."""
+        dim = self.dim
+        jac = np.zeros((len(self.end_pairs), dim, self.n_free, 2 * dim))
         rows = np.arange(len(self.end_pairs))
         for column, sign in enumerate((-1.0, 1.0)):
-            jac[rows, :, self.end_pairs[:, column], 3:] += sign * np.sqrt(self.weights.ends) * np.eye(3)
-        return jac.reshape(3 * len(rows), 6 * self.n_free)
+            jac[rows, :, self.end_pairs[:, column], dim:] += sign * np.sqrt(self.weights.ends) * np.eye(dim)
+        return jac.reshape(dim * len(rows), 2 * dim * self.n_free)
 
 
 class Window:

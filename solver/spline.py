@@ -1,9 +1,11 @@
-"""The COM trajectory: C1 cubic Hermite segments between knots (vdP97 §2.3).
+"""The body's trajectory: C1 cubic Hermite segments between knots (vdP97 §2.3, Torkos §4.3).
 
-Each knot carries a state [position(3), velocity(3)]. Free variables are the states of all knots except
+Each knot carries a state [position (D), velocity (D)]: a biped's COM (D = 3), or a quadruped's COM and
+spine vector, fore mass minus hind mass (D = 6; Torkos's two masses). Free variables are the states of all knots except
 those that end a flight: a flight segment is ballistic by construction, its end state the exact image of
 its start state under gravity (p1 = p0 + v0 h + g h^2 / 2, v1 = v0 + g h), so the Hermite cubic through
-them is the parabola itself and flight-phase acceleration equals g exactly.
+them is the parabola itself and the COM's flight-phase acceleration equals g exactly (a spine vector's
+components have no gravity: they move at constant rate through a flight).
 
 Everything is linear: segment end states are G @ free_state + offset, sample positions, velocities and
 accelerations are fixed combinations of the two end states. One product gives every sample.
@@ -32,15 +34,17 @@ def hermite_basis(s, h):
     return pos, vel, acc
 
 
-def ballistic_map(h):
-    """(n, 6, 6) matrices and (n, 6) offsets taking a state to its ballistic image after time h."""
+def ballistic_map(h, gravity=GRAVITY_VECTOR):
+    """(n, 2D, 2D) matrices and (n, 2D) offsets taking a state [position (D), velocity (D)] to its image
+    after time h under the constant acceleration `gravity` (D,): g on the COM's components, 0 on the
+    others (a quadruped's spine vector drifts at constant rate through a flight)."""
     h = np.asarray(h, dtype=float)
-    n = len(h)
-    m = np.tile(np.eye(6), (n, 1, 1))
-    m[:, 0, 3] = m[:, 1, 4] = m[:, 2, 5] = h
-    offset = np.zeros((n, 6))
-    offset[:, :3] = 0.5 * GRAVITY_VECTOR * h[:, None] ** 2
-    offset[:, 3:] = GRAVITY_VECTOR * h[:, None]
+    n, dim = len(h), len(gravity)
+    m = np.tile(np.eye(2 * dim), (n, 1, 1))
+    m[:, np.arange(dim), dim + np.arange(dim)] = h[:, None]
+    offset = np.zeros((n, 2 * dim))
+    offset[:, :dim] = 0.5 * gravity * h[:, None] ** 2
+    offset[:, dim:] = gravity * h[:, None]
     return m, offset
 
 
@@ -52,20 +56,21 @@ class SplineLayout:
     free_of_knot: np.ndarray  # (K,) index of the free state a knot derives from
     left: np.ndarray  # (n_seg,) free index giving the segment's start state
     right: np.ndarray  # (n_seg,) free index giving the segment's end state (== left across a flight)
-    g_left: np.ndarray  # (n_seg, 6, 6)
-    o_left: np.ndarray  # (n_seg, 6)
-    g_right: np.ndarray  # (n_seg, 6, 6)
-    o_right: np.ndarray  # (n_seg, 6)
+    g_left: np.ndarray  # (n_seg, 2D, 2D)
+    o_left: np.ndarray  # (n_seg, 2D)
+    g_right: np.ndarray  # (n_seg, 2D, 2D)
+    o_right: np.ndarray  # (n_seg, 2D)
     n_free: int
 
     def segment_states(self, free):
-        """Start and end states (n_seg, 6) of every segment from the free states (n_free, 6)."""
+        """Start and end states (n_seg, 2D) of every segment from the free states (n_free, 2D)."""
         start = np.einsum("sij,sj->si", self.g_left, free[self.left]) + self.o_left
         end = np.einsum("sij,sj->si", self.g_right, free[self.right]) + self.o_right
         return start, end
 
 
-def layout(schedule: Schedule) -> SplineLayout:
+def layout(schedule: Schedule, gravity=GRAVITY_VECTOR) -> SplineLayout:
+    """The layout of a trajectory of len(gravity) components, ballistic under gravity across flights."""
     knots = schedule.knot_times
     h = np.diff(knots)
     flight = schedule.flight
@@ -74,10 +79,11 @@ def layout(schedule: Schedule) -> SplineLayout:
     n_seg = len(h)
     left = free_of_knot[:-1].copy()
     right = free_of_knot[1:].copy()
-    eye = np.tile(np.eye(6), (n_seg, 1, 1))
+    size = 2 * len(gravity)
+    eye = np.tile(np.eye(size), (n_seg, 1, 1))
     g_left, g_right = eye.copy(), eye.copy()
-    o_left, o_right = np.zeros((n_seg, 6)), np.zeros((n_seg, 6))
-    m, off = ballistic_map(h)
+    o_left, o_right = np.zeros((n_seg, size)), np.zeros((n_seg, size))
+    m, off = ballistic_map(h, gravity)
     fl = np.flatnonzero(flight)
     g_right[fl], o_right[fl] = m[fl], off[fl]  # a flight segment ends at the ballistic image of its start
     after = fl + 1
@@ -88,14 +94,14 @@ def layout(schedule: Schedule) -> SplineLayout:
 
 
 def evaluate(layout_: SplineLayout, free, times):
-    """COM position, velocity and acceleration (S, 3) at arbitrary times in [start, end]."""
+    """Position, velocity and acceleration (S, D) at arbitrary times in [start, end] (the COM: D = 3)."""
     knots = layout_.knot_times
     times = np.asarray(times, dtype=float)
     seg = np.clip(np.searchsorted(knots, times, side="right") - 1, 0, len(knots) - 2)
     h = knots[seg + 1] - knots[seg]
     s = (times - knots[seg]) / h
     start, end = layout_.segment_states(free)
-    states = np.concatenate([start, end], axis=1).reshape(-1, 4, 3)[seg]  # (S, 4, 3): P0, V0, P1, V1
+    states = np.concatenate([start, end], axis=1).reshape(len(start), 4, -1)[seg]  # (S, 4, D): P0, V0, P1, V1
     bp, bv, ba = hermite_basis(s, h)
     return (np.einsum("sk,skd->sd", bp, states), np.einsum("sk,skd->sd", bv, states),
             np.einsum("sk,skd->sd", ba, states))

@@ -130,7 +130,7 @@ def test_a_trailing_leg_stays_within_reach_until_its_lift_off():
     barrier = slice(3 + problem.legs, 3 + 2 * problem.legs)  # their barrier rows weigh, nothing else
     weighs = problem.root_weight[:, ~problem.regular] > 0
     assert np.array_equal(weighs[barrier].any(axis=0), used[~problem.regular]) and weighs.sum() == 2 * used.sum()
-    assert np.all(problem.limit[used] == ch.leg_length_max - problem_module.Weights().liftoff_margin)
+    assert np.all(problem.limit[:, used] == ch.leg_length_max - problem_module.Weights().liftoff_margin)
     motion = biped.solve(walk, character=ch, fps=240.0)
     assert motion_module.report_warnings(motion.report) == []
     lengths = np.linalg.norm(motion.hips - support_points(motion), axis=-1)[motion.contact]

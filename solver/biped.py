@@ -17,6 +17,7 @@ from .errors import RangeError
 from .motion import POSE, Motion, first_non_finite, frame_measures, frames_of, quality_report
 from .optimize import greedy_descent, levenberg_marquardt
 from .problem import Problem, Weights, Window
+from .quadruped.two_mass import TwoMassProblem
 from .schedule import build_schedule
 from .terrain import terrain_from_json
 from .track import Track, frame_count
@@ -33,7 +34,7 @@ def resolve(track: Track, character=None, terrain=None):
 
 
 def solve(track: Track, character: Character | None = None, terrain=None, fps: float = 60.0,
-          method: str = "lm", weights: Weights = Weights(), times=None, warm=None, changed=None,
+          method: str = "lm", weights: Weights | None = None, times=None, warm=None, changed=None,
           previous=None) -> Motion:
     """One track to a Motion sampled at fps from its first contact, or at the given times (seconds).
 
@@ -63,7 +64,7 @@ BATCH_GROUP = 16  # tracks optimised together: enough to share numpy's per-call 
 
 
 def solve_batch(tracks, characters=None, terrains=None, fps: float = 60.0, method: str = "lm",
-                weights: Weights = Weights(), times=None, warm=None):
+                weights: Weights | None = None, times=None, warm=None):
     """Solve independent tracks together, BATCH_GROUP at a time: one problem and one optimisation per
     group, one Motion per track."""
     characters = characters or [None] * len(tracks)
@@ -83,7 +84,18 @@ def solve_batch(tracks, characters=None, terrains=None, fps: float = 60.0, metho
 def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm, changed, previous=None):
     started = time.perf_counter()
     items = [(t,) + resolve(t, c, g) for t, c, g in zip(tracks, characters, terrains)]
-    problem = Problem(items, weights)
+    models = [_problem_class(character) for _track, character, _terrain in items]
+    if len(set(models)) > 1:  # bipeds and quadrupeds together: one problem per body model, in track order
+        motions = [None] * len(items)
+        for model in set(models):
+            mine = [i for i, m in enumerate(models) if m == model]
+            solved = _solve_group([items[i][0] for i in mine], [items[i][1] for i in mine],
+                                  [items[i][2] for i in mine], [times[i] for i in mine], fps, method, weights,
+                                  None, None)
+            for i, motion in zip(mine, solved):
+                motions[i] = motion
+        return motions
+    problem = models[0](items, models[0].default_weights if weights is None else weights)
     for part, t in zip(problem.parts, times):  # a track too long to sample fails before it is solved
         if t is None:
             frame_count(part.schedule.start, part.schedule.end, fps)
@@ -115,6 +127,12 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
         motion.solution = result.free[problem.parts[i].free]
         _refuse_non_finite(motion)
     return motions
+
+
+def _problem_class(character):
+    """The body model a character's motion is solved with: a quadruped's two masses (Torkos §4.2.1), else
+    one (vdP97)."""
+    return TwoMassProblem if character.is_quadruped else Problem
 
 
 def _refuse_non_finite(motion):
@@ -159,10 +177,10 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None, previous
     if previous is not None and spans is not None and np.array_equal(previous.times, times):
         inside = _reached(sched, times, *spans)
         pose = {name: getattr(previous, name).copy() for name in POSE}
-        for name, values in zip(POSE, _pose(part, free, times[inside], footprint_rotations)):
+        for name, values in zip(POSE, _pose(problem, part, free, times[inside], footprint_rotations)):
             pose[name][inside] = values
     else:
-        pose = dict(zip(POSE, _pose(part, free, times, footprint_rotations)))
+        pose = dict(zip(POSE, _pose(problem, part, free, times, footprint_rotations)))
     motion = Motion(fps, times, **pose, character=ch, track=tr)
 
     def measured(frames):
@@ -179,7 +197,7 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None, previous
     return motion
 
 
-def _pose(part, free, times, footprint_rotations):
+def _pose(problem, part, free, times, footprint_rotations):
     """The motion's POSE arrays, in that order, at the times (in any order)."""
     sched, ch, terrain = part.schedule, part.character, part.terrain
     # The times asked, then each footprint's lift-off instant: a swing starts from the pose the foot left in
@@ -189,16 +207,18 @@ def _pose(part, free, times, footprint_rotations):
     every = np.concatenate([times, lift])
     before, after = orientation.window_ends(every, sched.start, sched.end)  # the banking's windows
     k = len(every)
-    com, velocities, acc = spline.evaluate(part.layout, free, np.concatenate([every, before, after]))
-    com, vel, acc = com[:k], velocities[:k], acc[:k]
+    positions, velocities, accelerations = spline.evaluate(part.layout, free, np.concatenate([every, before, after]))
+    velocities = velocities[:, :3]  # the COM's (a quadruped's trajectory carries its spine vector after it)
     lean = orientation.mean_acceleration(before, after, velocities[k:2 * k], velocities[2 * k:])
     yaw, pitch, roll = orientation.body_angles(every, sched.track, ch, lean)
-    hips = com[:, None, :] + orientation.hip_offsets_in_world(yaw, pitch, roll, ch.hip_offsets)
+    com, pitch, hips, points, point_accelerations = problem.body_pose(part, positions[:k], accelerations[:k], yaw,
+                                                                      pitch, roll)
     n = len(times)
     liftoff_hips = hips[n + np.arange(len(lift)), sched.leg_of_footprint]
     targets = legs_module.leg_targets(sched, ch, times, hips[:n], liftoff_hips, terrain, footprint_rotations)
-    return (com[:n], vel[:n], acc[:n], yaw[:n], pitch[:n], roll[:n], hips[:n], targets.position,
-            targets.rotation, targets.toe_pivot, targets.contact, targets.footprint)
+    return (com[:n], velocities[:n], accelerations[:n, :3], yaw[:n], pitch[:n], roll[:n], hips[:n], targets.position,
+            targets.rotation, targets.toe_pivot, targets.contact, targets.footprint, points[:n],
+            point_accelerations[:n])
 
 
 def _reached(schedule, times, affected, moved):

@@ -128,13 +128,16 @@ def _quadruped(name, half_width, hind, fore, fore_share, foot_length, foot_width
     """A quadruped from its hips' (y, height) in the rest pose, hind and fore (metres, +Y forward, ground at
     0): the centre of mass between them, fore_share of the way to the fore hips (a dog carries about 60 %
     of its weight on its forelegs); l_nom the mean hip height standing, l_max reach times it (the
-    standing legs are flexed; straightened, they reach further)."""
+    standing legs are flexed; straightened, they reach further); each leg's nominal length its own hips'
+    height, its maximal reach times that (Torkos eq. 4: each leg its own length)."""
     com_y = hind[0] + fore_share * (fore[0] - hind[0])
     com_z = 0.5 * (hind[1] + fore[1])
     hips = np.array([[-half_width, hind[0] - com_y, hind[1] - com_z], [half_width, hind[0] - com_y, hind[1] - com_z],
                      [-half_width, fore[0] - com_y, fore[1] - com_z], [half_width, fore[0] - com_y, fore[1] - com_z]])
     l_nom = com_z
-    return Character(name, QUADRUPED_FEET, hips, l_nom, reach * l_nom, foot_length, foot_width)
+    legs = np.array([[hind[1], reach * hind[1]]] * 2 + [[fore[1], reach * fore[1]]] * 2)  # each pair its hips' height
+    return Character(name, QUADRUPED_FEET, hips, l_nom, reach * l_nom, foot_length, foot_width,
+                     fore_share=fore_share, leg_lengths=legs)
 
 
 PRESETS: dict[str, Character] = {
@@ -172,6 +175,9 @@ def character_from_json(data) -> Character:
         raise CharacterError(f"character feet {json.dumps(feet, default=str)[:80]} must be a list of distinct "
                              f"names from {list(ALL_FEET)}")
     feet = tuple(feet)
+    if base.is_quadruped and set(feet) != set(QUADRUPED_FEET):
+        raise CharacterError(f"character preset {base.name!r} is a quadruped: its feet must be the four "
+                             f"{list(QUADRUPED_FEET)}, not {list(feet)}")
     hips = data.get("hip_offsets", dict(zip(base.feet, base.hip_offsets.tolist())))
     if not isinstance(hips, dict) or set(hips) != set(feet):
         raise CharacterError(f"character hip_offsets must give one [x, y, z] for each foot of {list(feet)}")
@@ -192,6 +198,9 @@ def character_from_json(data) -> Character:
     if not numbers["leg_length_nominal"] < numbers["leg_length_max"]:
         raise CharacterError("character needs leg_length_nominal < leg_length_max (vdP97 §2.2)")
     leg_lengths = _leg_lengths(data.get("leg_lengths"), feet)
+    if (leg_lengths is None and feet == base.feet
+            and not {"leg_length_nominal", "leg_length_max"} & set(data)):  # the preset's own, unless resized
+        leg_lengths = base.leg_lengths
     return Character(str(data.get("preset", base.name)), feet, hip_offsets, **numbers, leg_lengths=leg_lengths)
 
 

@@ -35,6 +35,14 @@ class Motion:
     track: object = None  # the footprints solved, in time order (None for generated cycles)
     solution: object = None  # the optimiser's free knot states, to warm-start a re-solve
     measures: dict = None  # frame_measures: per-frame arrays the report sums up
+    body_points: np.ndarray = None  # (N, P, 3) the body's mass points: a quadruped's hind and fore (Torkos
+    # §4.2.1); none (P = 0) for a single mass
+    body_point_acceleration: np.ndarray = None  # (N, P, 3)
+
+    def __post_init__(self):
+        for name in ("body_points", "body_point_acceleration"):
+            if getattr(self, name) is None:
+                setattr(self, name, np.zeros((len(self.times), 0, 3)))
 
     def to_json(self) -> dict:
         feet = self.character.feet
@@ -53,6 +61,8 @@ class Motion:
             "toe_pivot": {f: rows(self.toe_pivot[:, i]) for i, f in enumerate(feet)},
             "hips": {f: rows(self.hips[:, i]) for i, f in enumerate(feet)},
             "support": [[f for i, f in enumerate(feet) if c[i]] for c in self.contact],
+            **({"body_points": {name: rows(self.body_points[:, i]) for i, name in enumerate(BODY_POINTS)}}
+               if self.body_points.shape[1] else {}),
             **({"footprints": track_to_json(self.track)["footprints"]} if self.track is not None else {}),
             "character": self.character.to_json(),
             "report": self.report,
@@ -71,7 +81,9 @@ def support_points(motion: Motion):
 
 
 POSE = ("com", "com_velocity", "com_acceleration", "yaw", "pitch", "roll", "hips", "feet", "foot_rotation",
-        "toe_pivot", "contact", "footprint")  # a Motion's arrays with a row per frame, times aside
+        "toe_pivot", "contact", "footprint", "body_points",
+        "body_point_acceleration")  # a Motion's arrays with a row per frame, times aside
+BODY_POINTS = ("hind", "fore")  # a quadruped's mass points, in body_points' order
 PER_FRAME = ("times",) + POSE
 
 
@@ -114,7 +126,7 @@ def frame_measures(motion: Motion, schedule, footprint_rotations, ground_height,
     """
     ch = motion.character
     support = support_points(motion)
-    to_com = motion.com[:, None, :] - support
+    to_com = _pushed_points(motion) - support
     directions = to_com / np.linalg.norm(to_com, axis=-1, keepdims=True)
     residual = physics.nonphysical_force(physics.required_force(motion.com_acceleration), directions, motion.contact)
     tr = schedule.track
@@ -132,6 +144,7 @@ def frame_measures(motion: Motion, schedule, footprint_rotations, ground_height,
     toe_now = pivot(motion.feet, motion.foot_rotation)
     toe_fp = pivot(tr.positions[fp], footprint_rotations[fp])
     return {
+        **_mass_point_measures(motion, support, ground_height, terrain),
         "non_physical_force": np.linalg.norm(residual, axis=1) / GRAVITY,
         "leg_length": np.linalg.norm(motion.hips - support, axis=-1),
         "reach": np.linalg.norm(motion.hips - motion.feet, axis=-1),
@@ -139,6 +152,33 @@ def frame_measures(motion: Motion, schedule, footprint_rotations, ground_height,
         "com_clearance": motion.com[:, 2] - ground_height,
         "below_ground": _depth_below_ground(motion, schedule, terrain, half),
     }
+
+
+def _pushed_points(motion):
+    """(N, L, 3) or (N, 1, 3): the point each leg pushes on, the line of its force from its support: the COM
+    for a single mass, a quadruped's leg's own mass point (quadruped/two_mass.py)."""
+    if motion.body_points.shape[1] == 0:
+        return motion.com[:, None, :]
+    from .quadruped.two_mass import body_of
+
+    body = body_of(motion.character)
+    return motion.body_points[:, np.where(body.mass_coefficient < 0.0, 0, 1)]
+
+
+def _mass_point_measures(motion, support, ground_height, terrain):
+    """A quadruped's per-frame measures of its hind and fore masses (Torkos §4.5, §4.6.2): the non-physical
+    force each needs (per body weight) and their heights above the ground; nothing for a single mass."""
+    if motion.body_points.shape[1] == 0:
+        return {}
+    from .quadruped.two_mass import body_of, mass_point_forces  # the two-mass body's own physics
+
+    forces = mass_point_forces(body_of(motion.character), motion.body_points, motion.body_point_acceleration,
+                               support, motion.contact)
+    points = motion.body_points
+    ground = (ground_height[:, None] if terrain is None
+              else terrain.heights(points[..., :2].reshape(-1, 2)).reshape(points.shape[:2]))
+    return {"mass_non_physical_force": np.linalg.norm(forces, axis=-1) / GRAVITY,
+            "mass_clearance": points[..., 2] - ground}
 
 
 def quality_report(motion: Motion, schedule, measures, clearance_required) -> dict:
@@ -168,8 +208,8 @@ def quality_report(motion: Motion, schedule, measures, clearance_required) -> di
             "min": float(values.min()) if values.size else None,
             "max": float(values.max()) if values.size else None,
             "swing_max": float(lifted.max()) if lifted.size else None,
-            "max_allowed": ch.leg_length_max,
-            "nominal": ch.leg_length_nominal,
+            "max_allowed": float(ch.max_lengths[i]),
+            "nominal": float(ch.nominal_lengths[i]),
         }
     t = motion.times
     in_flight = np.zeros(len(t), dtype=bool)
@@ -192,7 +232,20 @@ def quality_report(motion: Motion, schedule, measures, clearance_required) -> di
             "horizontal_acceleration": float(np.linalg.norm(a[in_flight, :2], axis=1).max() / GRAVITY) if in_flight.any() else 0.0,
         },
         "swing": _quickest_swing(schedule, ch),
+        **_mass_point_report(measures),
     }
+
+
+def _mass_point_report(measures):
+    """A quadruped's hind and fore masses: the mean and peak non-physical force each needs (body weight) and
+    the lowest each comes above the ground."""
+    if "mass_non_physical_force" not in measures:
+        return {}
+    forces, clearance = measures["mass_non_physical_force"], measures["mass_clearance"]
+    return {"mass_points": {name: {"non_physical_force": {"mean": float(forces[:, i].mean()),
+                                                          "peak": float(forces[:, i].max()), "unit": "body weight"},
+                                   "clearance_min": float(clearance[:, i].min())}
+                            for i, name in enumerate(BODY_POINTS)}}
 
 
 NONPHYSICAL_WINDOW = 1.0  # seconds: the stretch of motion the worst mean non-physical force is taken over

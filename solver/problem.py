@@ -213,6 +213,7 @@ class Problem:
     dim = 3  # the COM
     gravity = GRAVITY_VECTOR
     physics_rows = 3
+    default_weights = Weights()
 
     def __init__(self, items, weights: Weights = Weights(), per_segment: int = SAMPLES_PER_SEGMENT):
         """items: (track, character, terrain or None) triples."""
@@ -410,6 +411,14 @@ class Problem:
         """(K, D) each knot's starting position: the COM at nominal leg height above its footprints."""
         height = character.leg_length_nominal - character.hip_offsets[:, 2].mean()
         return _knot_centres(schedule, character) + [0.0, 0.0, height]
+
+    def body_pose(self, part, positions, accelerations, yaw, pitch, roll):
+        """Per time, from the trajectory's positions and accelerations (n, D) and the body's angles: the COM
+        (n, 3), the body's pitch, the hips (n, L, 3), and the body's mass points and their accelerations
+        (n, P, 3): none for a single mass (a quadruped's are its hind and fore masses)."""
+        hips = positions[:, None] + orientation.hip_offsets_in_world(yaw, pitch, roll, part.character.hip_offsets)
+        none = np.zeros((len(positions), 0, 3))
+        return positions, pitch, hips, none, none
 
     def controls(self, free, segments=slice(None)):
         """The Hermite controls [P0, V0, P1, V1] (n, 4, D) of the segments from the free states (n_free, 2D)."""

@@ -1,0 +1,255 @@
+"""The quadruped's body: two point masses, hind (pelvis) and fore (shoulders), joined by a spring (Torkos
+§4.2.1, Fig. 4), their trajectories optimised together (Torkos §4.3-4.6).
+
+The trajectory has six components: the centre of mass x and the spine vector d = p_fore - p_hind. With
+the fore mass's share w_f of the body (and w_h = 1 - w_f the hind's), p_hind = x - w_f d and
+p_fore = x + w_h d, so x is their centre of mass by construction; x is ballistic across flights exactly
+(spline.py), d moves at constant rate through them. Per unit body mass, per sample:
+
+- physics (Torkos §4.5, E_physics = K_x E_x + K_p1 E_p1 + K_p2 E_p2, here K = 1 each): the non-physical
+  part of the leg force each of three points needs (physics.py's cones):
+  - the centre of mass, F = a_x - g, from every standing leg (flight, single ... quadruple support);
+  - the hind mass, F = w_h (a_hind - g) - F_s, from the standing hind legs;
+  - the fore mass, F = w_f (a_fore - g) + F_s, from the standing fore legs;
+  with the spring's pull on the hind mass F_s = k_s (|d| - l_0) d / |d| (Torkos eq. 2, k_s per unit body
+  mass: Character.spine_stiffness; l_0 the girdles' distance in the rest pose). Each leg pushes along the
+  line from its foot to its own mass point, in the COM's cone as in its mass's: the hind legs carry the
+  hind mass (Torkos §4.5). With lines to the COM instead (Fig. 6 draws them so) a body on one girdle's
+  legs cannot be held at all, as that cone and the mass's meet only along the line between the two feet:
+  a bound needed 25 % of body weight of non-physical force, a gallop 12 %;
+- comfort (Torkos eq. 4): k (|hip - foot| - l_nom)^2 per stance leg, each leg its own l_nom; a leg's hip
+  hangs from its own mass point (its offset across the girdle turned with the body's yaw);
+- the l_max barrier per stance leg, as for bipeds (problem.py);
+- body collision (Torkos §4.6.2): k_b max(0, ground + r - p_z)^2 for each mass point, r the clearance.
+
+Quadruped feet stand on their footprint's point (paws and hooves: no toe support point, no heel roll in
+the solve).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .. import orientation, physics
+from ..character import GRAVITY, Character
+from ..problem import Problem, Weights, _knot_centres, per_leg, samples_last
+from ..spline import GRAVITY_VECTOR
+
+HIND_FEET, FORE_FEET = ("LH", "RH"), ("LF", "RF")
+TRAJECTORY_GRAVITY = np.concatenate([GRAVITY_VECTOR, np.zeros(3)])  # the COM falls; the spine vector does not
+QUADRUPED_COMFORT = 40.0  # K_lc per leg (Torkos eq. 4 gives no value). Measured on the dog (12 m tracks, mean
+# non-physical force of the COM; hind, fore masses): at the biped's 150, a trot up 15 degrees needed 8.1 %;
+# 4.4, 4.6 % and a gallop on the flat 2.0; 4.7, 4.6 %; at 40, 3.2; 1.9, 2.0 % and 1.7; 3.8, 3.5 %: four
+# legs' comfort outweighs the physics more than two do. The legs then flex more in a gallop (the shortest
+# stance leg 0.50 of 0.74 m against 0.53)
+
+
+@dataclass(frozen=True)
+class TwoMassBody:
+    """A character's two-mass geometry, body frame (+X right, +Y forward, +Z up), origin at the COM."""
+
+    hind_legs: np.ndarray  # (2,) indices into character.feet
+    fore_legs: np.ndarray  # (2,)
+    mass_coefficient: np.ndarray  # (legs,): a leg's mass point is x + c d: -w_f for hind legs, w_h for fore
+    girdle_offsets: np.ndarray  # (legs, 3): each hip from its mass point
+    spine: np.ndarray  # (3,) the rest spine vector d_0, fore mass minus hind mass
+    com_from_origin: np.ndarray  # (3,) the two masses' COM from the character's origin
+    fore_share: float
+    stiffness: float  # the spring's k_s per unit body mass (Torkos eq. 2)
+
+    @property
+    def rest_length(self) -> float:
+        return float(np.linalg.norm(self.spine))
+
+
+def body_of(character: Character) -> TwoMassBody:
+    """The mass points at the girdles' centres (the mean of each pair of hips); the COM between them at the
+    fore mass's share of the way."""
+    feet = list(character.feet)
+    hind = np.array([feet.index(f) for f in HIND_FEET])
+    fore = np.array([feet.index(f) for f in FORE_FEET])
+    hips = character.hip_offsets
+    hind_mass, fore_mass = hips[hind].mean(axis=0), hips[fore].mean(axis=0)
+    share = character.fore_share
+    coefficient = np.empty(len(feet))
+    coefficient[hind], coefficient[fore] = -share, 1.0 - share
+    mass_of_leg = np.empty((len(feet), 3))
+    mass_of_leg[hind], mass_of_leg[fore] = hind_mass, fore_mass
+    com = (1.0 - share) * hind_mass + share * fore_mass
+    return TwoMassBody(hind, fore, coefficient, hips - mass_of_leg, fore_mass - hind_mass, com, share,
+                       character.spine_stiffness)
+
+
+def _turned(yaw, vectors):
+    """Body-frame vectors (L, 3) turned by yaw (S,) about +Z: (S, L, 3)."""
+    c, s = np.cos(yaw)[:, None], np.sin(yaw)[:, None]
+    x, y, z = vectors.T
+    return np.stack([c * x - s * y, s * x + c * y, np.broadcast_to(z, c.shape[:1] + z.shape)], axis=-1)
+
+
+def _yaw(times, track):
+    return orientation.body_yaw(times, track.contact, track.liftoff, track.headings)
+
+
+class TwoMassProblem(Problem):
+    """Problem (problem.py) for quadrupeds: the two-mass body's trajectory and residuals. Every track of one
+    problem has its hind and fore legs at the same indices (biped.py groups them so)."""
+
+    dim = 6
+    gravity = TRAJECTORY_GRAVITY
+    physics_rows = 9  # the COM's, the hind mass's, the fore mass's
+    default_weights = Weights(comfort=QUADRUPED_COMFORT)
+
+    def _leg_columns(self, track, character, times, footprint):
+        body = body_of(character)
+        legs = footprint.shape[1]
+        n = len(times)
+        girdle = np.zeros((legs, 3))
+        girdle[: len(character.feet)] = body.girdle_offsets
+        return {"support": track.positions[footprint], "girdle": _turned(_yaw(times, track), girdle),
+                "coefficient": np.tile(per_leg(body.mass_coefficient, legs), (n, 1)),
+                "fore_share": np.full(n, body.fore_share), "stiffness": np.full(n, body.stiffness),
+                "rest_length": np.full(n, body.rest_length),
+                "hind_legs": np.tile(body.hind_legs, (n, 1)), "fore_legs": np.tile(body.fore_legs, (n, 1))}
+
+    def _residual_constants(self):
+        weights, legs = self.weights, self.legs
+        hind, fore = self.hind_legs[0], self.fore_legs[0]
+        if not ((self.hind_legs == hind).all() and (self.fore_legs == fore).all()):
+            raise ValueError("the tracks of one two-mass problem need their hind and fore legs at the same indices")
+        self.mass_legs = (hind, fore)
+        self.support, self.girdle = samples_last(self.support), samples_last(self.girdle)
+        self.coefficient = samples_last(self.coefficient)
+        row_weight = np.repeat([weights.physics, weights.comfort, weights.barrier, weights.clearance],
+                               [9, legs, legs, 2])
+        barrier_rows = np.repeat([False, False, True, False], [9, legs, legs, 2])
+        self.root_weight = np.sqrt(row_weight[:, None] * np.where(barrier_rows[:, None], self.barrier_dt, self.dt))
+        self.standing = physics.standing_faces(self.active)
+        self.standing_hind, self.standing_fore = (physics.standing_faces(self.active[mass]) for mass in self.mass_legs)
+
+    def _initial_positions(self, schedule, character):
+        """Torkos §4.7: the COM above the supporting footprints at the body's height, the two masses on a
+        spine parallel to the footprints' mean direction (their yaw)."""
+        body = body_of(character)
+        centred = replace(character, hip_offsets=character.hip_offsets - body.com_from_origin)
+        com = super()._initial_positions(schedule, centred)
+        spine = _turned(_yaw(schedule.knot_times, schedule.track), body.spine[None])[:, 0]
+        return np.concatenate([com, spine], axis=1)
+
+    def mass_points(self, p, rows=None):
+        """The hind and fore mass points (2, 3, S) at trajectory positions p (6, S)."""
+        share = self._rows("fore_share", rows)
+        return np.stack([p[:3] - share * p[3:], p[:3] + (1.0 - share) * p[3:]])
+
+    def evaluate(self, p, a, rows=None, jacobian=False):
+        """Weighted residuals (9 + 2L + 2, S) at trajectory positions and accelerations p, a (6, S); with
+        jacobian also d r / d p (R, 6, S) and d r / d a of the physics rows (9, 6, S)."""
+        x, d = p[:3], p[3:]
+        active, support = self._rows("active", rows), self._rows("support", rows)
+        coefficient, share = self._rows("coefficient", rows), self._rows("fore_share", rows)
+        stiffness, rest = self._rows("stiffness", rows), self._rows("rest_length", rows)
+        mass_of_leg = x[:, None] + coefficient * d[:, None]  # (3, L, S)
+        leg = mass_of_leg + self._rows("girdle", rows) - support  # hip - foot
+        length = np.sqrt(np.add.reduce(leg * leg, 0))
+        # The spring's pull on the hind mass per unit body mass, F_s = k (|d| - l_0) d / |d| (Torkos eq. 2).
+        spine_length = np.maximum(np.sqrt(np.add.reduce(d * d, 0)), 1e-9)
+        along = d / spine_length
+        spring = stiffness * (spine_length - rest) * along
+        weight = GRAVITY_VECTOR[:, None]
+        hind_share = 1.0 - share
+        masses = self.mass_points(p, rows)
+        # The three points: (required leg force, legs, standing faces). Every leg pushes along the line from
+        # its foot to its own mass point, in the COM's term too (see the module's docstring).
+        points = [(a[:3] - weight, slice(None), self._rows("standing", rows)),
+                  (hind_share * (a[:3] - share * a[3:] - weight) - spring, self.mass_legs[0],
+                   self._rows("standing_hind", rows)),
+                  (share * (a[:3] + hind_share * a[3:] - weight) + spring, self.mass_legs[1],
+                   self._rows("standing_fore", rows))]
+        to_mass = mass_of_leg - support
+        distance = np.maximum(np.sqrt(np.add.reduce(to_mass * to_mass, 0)), 1e-9)
+        directions = to_mass / distance
+        projected = [physics.project(force, directions[:, legs], standing, jacobian)
+                     for force, legs, standing in points]
+        phys = [result[0] if jacobian else result for result in projected]
+        stretch = length - self._rows("limit", rows)
+        over = self._rows("reaching", rows) & (stretch > 0.0)
+        lacks, slopes = [], []
+        for mass in masses:
+            ground, slope = self.ground_under(mass, rows)
+            lacks.append(ground + self._rows("clear", rows) - mass[2])
+            slopes.append(slope)
+        lack = np.stack(lacks)
+        low = lack > 0.0
+        root_weight = self._rows("root_weight", rows)
+        r = np.concatenate(phys + [(length - self._rows("l_nom", rows)) * active, stretch * over, lack * low])
+        r *= root_weight
+        if not jacobian:
+            return r
+        n = p.shape[1]
+        dp = np.zeros((len(r), 6, n))
+        da = np.zeros((9, 6, n))
+        eye = np.eye(3)[..., None]
+        spring_jacobian = eye - (rest / spine_length) * (eye - along[:, None] * along[None])  # d F_s / d d / k
+        force_of_a = ((1.0, 0.0), (hind_share, -share * hind_share), (share, share * hind_share))  # d F / d (a_x, a_d)
+        spring_sign = (0.0, -1.0, 1.0)
+        for k, (result, (_force, legs, _standing), (fx, fd), sign) in enumerate(zip(projected, points, force_of_a,
+                                                                                   spring_sign)):
+            residual, lam, b, complement = result
+            # d r / d D_l = -(lam_l M + b_l r^T) / |D_l| (physics.project), D_l = x + c_l d - foot_l.
+            lam_d, b_d, c = lam / distance[legs], b / distance[legs], coefficient[legs]
+            rows3 = slice(3 * k, 3 * k + 3)
+            for columns, of_leg in ((slice(0, 3), 1.0), (slice(3, 6), c)):
+                dp[rows3, columns] = (-np.add.reduce(lam_d * of_leg, 0) * complement
+                                      - np.add.reduce(b_d * of_leg, 1)[:, None] * residual[None])
+            if sign:
+                dp[rows3, 3:] += sign * stiffness * np.einsum("iks,kjs->ijs", complement, spring_jacobian)
+            da[rows3, :3] = fx * complement
+            da[rows3, 3:] = fd * complement
+        unit_leg = leg / np.maximum(length, 1e-9)  # (3, L, S)
+        legs = self.legs
+        comfort = slice(9, 9 + legs)
+        barrier = slice(9 + legs, 9 + 2 * legs)
+        dp[comfort, :3] = (unit_leg * active).swapaxes(0, 1)
+        dp[comfort, 3:] = (unit_leg * (coefficient * active)).swapaxes(0, 1)
+        dp[barrier, :3] = (unit_leg * over).swapaxes(0, 1)
+        dp[barrier, 3:] = (unit_leg * (coefficient * over)).swapaxes(0, 1)
+        for m, (slope, c) in enumerate(zip(slopes, (-share, hind_share))):
+            row = np.concatenate([slope, -np.ones((1, n))]) * low[m]
+            dp[9 + 2 * legs + m, :3] = row
+            dp[9 + 2 * legs + m, 3:] = c * row
+        dp *= root_weight[:, None]
+        da *= root_weight[:9, None]
+        return r, dp, da
+
+    def body_pose(self, part, positions, accelerations, yaw, pitch, roll):
+        """Per time: the COM, the body's pitch (the spine's against its rest slope), the hips hanging from
+        their mass points, the hind and fore mass points (n, 2, 3) and their accelerations."""
+        body = body_of(part.character)
+        share = body.fore_share
+        com, spine = positions[:, :3], positions[:, 3:]
+        coefficients = np.array([-share, 1.0 - share])
+        points = com[:, None] + coefficients[:, None] * spine[:, None]
+        point_accelerations = accelerations[:, None, :3] + coefficients[:, None] * accelerations[:, None, 3:]
+        hips = com[:, None] + body.mass_coefficient[:, None] * spine[:, None] + _turned(yaw, body.girdle_offsets)
+        spine_pitch = np.arctan2(spine[:, 2], np.hypot(spine[:, 0], spine[:, 1]))
+        rest_pitch = np.arctan2(body.spine[2], np.hypot(body.spine[0], body.spine[1]))
+        return com, spine_pitch - rest_pitch, hips, points, point_accelerations
+
+
+def mass_point_forces(body: TwoMassBody, points, accelerations, support, contact):
+    """The non-physical force (N, 2, 3) per unit body mass that the hind and fore masses need at sampled
+    frames: points and accelerations (N, 2, 3), support points (N, L, 3) and contact (N, L) of the legs
+    (Torkos §4.5, with the spring of eq. 2; the report's measure of what the solve minimised)."""
+    spine = points[:, 1] - points[:, 0]
+    spine_length = np.maximum(np.linalg.norm(spine, axis=1, keepdims=True), 1e-9)
+    spring = body.stiffness * (spine_length - body.rest_length) * spine / spine_length
+    shares = (1.0 - body.fore_share, body.fore_share)
+    out = np.empty(points.shape)
+    for m, (legs, share, sign) in enumerate(zip((body.hind_legs, body.fore_legs), shares, (-1.0, 1.0))):
+        force = share * (accelerations[:, m] - GRAVITY_VECTOR) + sign * spring
+        to_point = points[:, m, None] - support[:, legs]
+        directions = to_point / np.linalg.norm(to_point, axis=-1, keepdims=True)
+        out[:, m] = physics.nonphysical_force(force, directions, contact[:, legs])
+    return out

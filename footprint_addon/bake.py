@@ -74,6 +74,12 @@ def solve_for_rig(context, coll, binding, previous=None, changed=None):
     # The motion spans first contact to last lift-off (the schedule's bounds; the solve validates).
     if len(track) == 0:
         raise BakeError(f"track {coll.name!r} has no footprints")
+    strangers = sorted(set(track.feet) - set(character.feet))
+    if strangers:
+        raise BakeError(f"track {coll.name!r} has footprints of feet {', '.join(strangers)} that rig "
+                        f"{binding.rig.name!r} does not have (its feet: {', '.join(character.feet)}): a "
+                        f"{'quadruped' if binding.is_quadruped else 'biped'} rig takes "
+                        f"{'a quadruped' if binding.is_quadruped else 'a biped'} track")
     frames, times = frame_times(context.scene, float(track.contact.min()), float(track.liftoff.max()))
     warm = None if previous is None else previous.solution
     motion = biped.solve(track, character, solver_terrain(context, coll, track), times=times, warm=warm,
@@ -85,12 +91,15 @@ def track_character(coll, binding):
     """The character a track is solved with on a rig: measured from its rest pose, with the track's walking
     attributes that the COM solve sees (pelvic rotation and list, heel strike)."""
     character = rig_character(binding, coll.footprint_track.character)
-    attributes = walking_attributes(coll)
+    attributes = walking_attributes(coll, binding)
     return character if attributes is None else walking.character_with(character, attributes)
 
 
-def walking_attributes(coll):
-    """The track's walking attributes (the Body panel), or None when they are switched off."""
+def walking_attributes(coll, binding=None):
+    """The track's walking attributes (the Body panel), or None when they are switched off or the rig
+    (its binding, when given) is a quadruped: they are a biped's walk."""
+    if binding is not None and binding.is_quadruped:
+        return None
     return coll.footprint_track.body.attributes()
 
 
@@ -124,12 +133,15 @@ def bone_targets(binding, motion, rest):
     head_rest = rest["object"][0] + obj_rot @ (rest["object"][2] * np.array(bone.head_local))
     offset = align @ (head_rest - rest["com"])
     targets[binding.body] = (body_rot @ align @ rest_rot, motion.com + body_rot @ offset)
-    for i, foot in enumerate(binding.feet):
+    for i, foot in enumerate(motion.character.feet):
         bone = rig.data.bones[binding.feet[foot]]
         rest_rot = obj_rot @ np.array(bone.matrix_local, dtype=float)[:3, :3]
         frame = motion.foot_rotation[:, i]
-        ankle = align @ (rest["ankles"][foot] - rest["support"][foot])
-        targets[binding.feet[foot]] = (frame @ align @ rest_rot, motion.feet[:, i] + frame @ ankle)
+        # The control's head is a point of the foot: it keeps its rest place relative to the support point
+        # (a biped's foot control stands at the ankle; a paw's lies on the ground, its head at the tip).
+        head_rest = rest["object"][0] + obj_rot @ (rest["object"][2] * np.array(bone.head_local))
+        offset = align @ (head_rest - rest["support"][foot])
+        targets[binding.feet[foot]] = (frame @ align @ rest_rot, motion.feet[:, i] + frame @ offset)
     return targets
 
 
@@ -170,7 +182,7 @@ def bake(context, coll, rig, progress=None):
     frames, motion = solve_for_rig(context, coll, binding)
     progress(0.5)
     channels = control_channels(binding, motion)
-    attributes = walking_attributes(coll)
+    attributes = walking_attributes(coll, binding)
     rotations = {} if attributes is None else body_pose.channels(binding, motion, attributes)
     progress(0.7)
     # Everything is computed: now write the new action and swap it for this track's previous bake.

@@ -50,8 +50,8 @@ def _keys(binding, motion, rest, attributes):
     targets = bake.bone_targets(binding, motion, rest)
     body_rot, body_pos = targets[binding.body]
     keys = {"COM": (body_rot, motion.com)}
-    for foot, bone in binding.feet.items():
-        keys[f"IK {foot}"] = targets[bone]
+    for foot in motion.character.feet:
+        keys[f"IK {foot}"] = targets[binding.feet[foot]]
     if attributes is not None:
         for bone, rotations in body_pose.channels(binding, motion, attributes).items():
             keys[POSE_ROLE + bone] = (rotations, np.zeros((len(rotations), 3)))
@@ -86,7 +86,7 @@ def refresh(context, track, rig, previous=None, changed=None, signature=None):
     motion."""
     binding = bind(rig)
     frames, motion = bake.solve_for_rig(context, track, binding, previous, changed)
-    keys, body_offset = _keys(binding, motion, bake.world_rest(binding), bake.walking_attributes(track))
+    keys, body_offset = _keys(binding, motion, bake.world_rest(binding), bake.walking_attributes(track, binding))
     empties = _followed(track, rig)
     body = empties.get("body")
     done = (body is not None and set(empties) == set(keys) | {"body"}  # (attributes switched on or off: anew)
@@ -110,7 +110,7 @@ def add(context, track, rig):
     """Solve the track for the rig and add the preview; replaces this track's earlier preview."""
     binding = bind(rig)
     frames, motion = bake.solve_for_rig(context, track, binding)
-    keys, body_offset = _keys(binding, motion, bake.world_rest(binding), bake.walking_attributes(track))
+    keys, body_offset = _keys(binding, motion, bake.world_rest(binding), bake.walking_attributes(track, binding))
     return _build(context, track, rig, binding, frames, motion, keys, body_offset)
 
 
@@ -125,7 +125,8 @@ def _build(context, track, rig, binding, frames, motion, keys, body_offset, sign
     body = _empty("body", coll, track, size, parent=com)
     body.location = body_offset
     followers = {binding.body: body}
-    for foot, bone in binding.feet.items():
+    for foot in motion.character.feet:
+        bone = binding.feet[foot]
         followers[bone] = _keyed_empty(f"IK {foot}", coll, track, frames, *keys[f"IK {foot}"], size)
     for bone, empty in followers.items():
         pose_bone = rig.pose.bones[bone]

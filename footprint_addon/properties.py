@@ -19,10 +19,12 @@ FOOT_ITEMS = [
     ("RF", "Right Front", "Right front foot"),
 ]
 assert [item[0] for item in FOOT_ITEMS] == list(ALL_FEET)
-# Bipeds only until quadruped rigs, overlays and paths land in Blender (issue 18); the command line's
-# `gait` and `solve` take the quadruped presets already.
-PRESET_ITEMS = [(name, name.title(), f"The {name} character preset") for name, preset in PRESETS.items()
-                if preset.feet == BIPED_FEET]
+# Every preset: the bipeds (feet L, R) and the quadrupeds (LH, RH, LF, RF: dog, cat, horse). On a rig the
+# character is measured from the rig's rest pose; the preset gives what a rest pose cannot (the body's
+# pitch and roll, its clearance), and the feet a track's footprints are for.
+PRESET_ITEMS = [(name, name.title(), f"The {name} character preset "
+                 f"({'quadruped' if preset.feet != BIPED_FEET else 'biped'}: feet {', '.join(preset.feet)})")
+                for name, preset in PRESETS.items()]
 GAIT_ITEMS = [
     ("walk", "Walk", "Double stance between steps; a leap where a step exceeds the threshold (vdP97 §4.1)"),
     ("run", "Run", "A flight phase between every two steps"),

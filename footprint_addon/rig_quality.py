@@ -61,7 +61,8 @@ def sole_layout(binding, foot):
     order of SOLE_POINTS. The point on the rest sole (the binding's ground) below each joint: the back of the
     heel (carried by the heel bone, or without one the sole under the ankle, carried by the foot), the ball
     (carried by the foot and by the toe: the sole bends there, and either side may dig in), and the toe tip
-    (carried by the toe bone)."""
+    (carried by the toe bone). A quadruped's paw (hoof) is its whole sole: the back of the paw, the ball and
+    the tip, all carried by the paw bone."""
     m = binding.measurements
     ground = m["ground"]
 
@@ -69,8 +70,11 @@ def sole_layout(binding, foot):
         return np.array([p[0], p[1], ground])
 
     heel_bone = binding.heels.get(foot, binding.ankles[foot])
+    # The sole bends at the ball: the foot's side carried by the foot bone; a quadruped's paw (hoof) is
+    # the whole sole, its metatarsus (cannon) stands above it.
+    foot_bone = binding.balls[foot] if binding.is_quadruped else binding.ankles[foot]
     return [("heel", heel_bone, on_sole(m["heels"][foot])),
-            ("ball", binding.ankles[foot], on_sole(m["balls"][foot])),
+            ("ball", foot_bone, on_sole(m["balls"][foot])),
             ("ball", binding.balls[foot], on_sole(m["balls"][foot])),
             ("toe", binding.balls[foot], on_sole(m["toe_tips"][foot]))]
 

@@ -129,3 +129,21 @@ def raise_and_resolve(live, solved, coll, terrain_object, rise=0.5):
                                                                  abs=0.01)
     assert live.flush(bpy.context) == 0  # and once only
     return before, after
+
+
+QUADRUPED_METARIGS = ("wolf", "cat", "horse", "basic_quadruped")  # Rigify's bundled quadruped metarigs
+
+
+def rigify_quadruped_blend(kind, path):
+    """Generate a Rigify rig from one of Blender's bundled quadruped metarigs (QUADRUPED_METARIGS) in an
+    empty scene and save it to path (a few seconds each); the rig object is named "rig"."""
+    import addon_utils
+
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    getattr(bpy.ops.object, f"armature_{kind}_metarig_add")()
+    bpy.ops.pose.rigify_generate()
+    rig = bpy.context.active_object
+    assert rig.name == "rig" and rig.type == "ARMATURE"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    return str(path)

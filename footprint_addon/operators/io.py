@@ -8,8 +8,7 @@ import numpy as np
 from bpy.props import StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from ...solver.character import BIPED_FEET, PRESETS
-from ...solver.errors import FootprintError
+from ...solver.character import PRESETS, QUADRUPED_FEET
 from ...solver.footpath import tilt_from_normals
 from ...solver.track import dumps, load_track, track_to_json
 from .. import scene_clock, scene_io
@@ -63,9 +62,6 @@ class FOOTPRINT_OT_import_json(bpy.types.Operator, ImportHelper):
     def execute(self, context):
         try:
             track = load_track(self.filepath)
-            if set(track.feet) - set(BIPED_FEET):
-                raise FootprintError(f"{self.filepath}: a quadruped track; Blender takes biped tracks for now (solve "
-                                     "it with `python -m footprint_locomotion solve`)")
             terrain, terrain_collection = imported_terrain(context, track)
             track, tilt = place_on_terrain(context, track, terrain_objects(terrain, terrain_collection))
         except USER_ERRORS as exc:
@@ -73,8 +69,9 @@ class FOOTPRINT_OT_import_json(bpy.types.Operator, ImportHelper):
             return {"CANCELLED"}
         name = os.path.splitext(os.path.basename(self.filepath))[0]
         character = track.character
-        preset_name = character if isinstance(character, str) else character.get("preset", "human")
-        coll = scene_io.new_track(context, name, preset_name if preset_name in PRESETS else "human", terrain,
+        fallback = "dog" if set(track.feet) <= set(QUADRUPED_FEET) else "human"  # (a preset of its kind)
+        preset_name = character if isinstance(character, str) else character.get("preset", fallback)
+        coll = scene_io.new_track(context, name, preset_name if preset_name in PRESETS else fallback, terrain,
                                   terrain_collection=terrain_collection)
         if not isinstance(character, str):
             coll.footprint_track.character_json = json.dumps(character)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...solver import json_input
-from ...solver.character import ALL_FEET, Character, preset
+from ...solver.character import ALL_FEET, PRESETS, QUADRUPED_FEET, Character, preset
 from ...solver.transforms import rotation_z
 
 
@@ -48,6 +48,12 @@ MAPPING_KEY = "footprint_mapping"  # JSON on the armature data: an explicit mapp
 NOMINAL_FRACTION = 0.97  # l_nom / l_max: walking leg near full extension (knee nearly straight in stance)
 MAX_FRACTION = 0.995  # l_max / the straight rest leg: IK keeps a hair of bend so knees never snap
 REACH_FRACTION = 0.998  # of thigh + shin: the heel lifts before the IK chain locks straight (knee 7 degrees)
+# Quadrupeds (the solver's _quadruped presets' convention): the centre of mass FORE_SHARE of the way from the
+# hind hips to the fore hips, at their mean height; l_nom that height, l_max QUADRUPED_REACH times it. Each
+# leg's own nominal length is its rest hip-to-support distance, its maximal one QUADRUPED_REACH times that
+# or MAX_FRACTION of its straightened chain (hip to ball, ball to the sole's middle), the shorter.
+FORE_SHARE = 0.6
+QUADRUPED_REACH = 1.08
 SWING_CLEARANCE = 0.05  # l_nom: the sole's clearance at mid-swing. A rig's l_nom is near its full leg, so the
 # presets' 0.08 lifted the foot 8 cm and bent the Rigify human's knee 73 degrees in swing; 0.05 bends it 67
 # (gait data: about 60 at initial swing, Perry & Burnfield 2010, ch. 5)
@@ -69,9 +75,19 @@ class RigBinding:
     upper_body: dict = field(default_factory=dict)  # chest, neck, head, arms {foot side: [upper, fore]}; the
     # bake turns the chest and the head (steadied against the chest), the neck stays at rest
     missing_parts: tuple = ()  # what this rig lacks for the whole body (said in the reports)
+    rolls: dict = field(default_factory=dict)  # quadrupeds: foot name -> [heel roll controls] (Rigify's paws
+    # roll them themselves as the leg reaches; recorded, left to the rig)
+    spine: dict = field(default_factory=dict)  # quadrupeds: hips, chest, neck, head, tail controls (recorded)
+
+    @property
+    def is_quadruped(self) -> bool:
+        """Four legs, hind and fore (LH, RH, LF, RF)."""
+        return set(self.feet) == set(QUADRUPED_FEET)
 
     def character(self, base: str = "human") -> Character:
         """Hips, leg lengths and foot size from the rest pose, in the solver's body frame (+Y forward)."""
+        if self.is_quadruped:
+            return self._quadruped_character(base)
         m = self.measurements
         align = m["align"]  # upright armature space -> solver body frame (toes along +Y)
         com = m["com"]
@@ -92,11 +108,41 @@ class RigBinding:
                          ball_height=float(np.mean([m["balls"][f][2] - m["ground"] for f in self.feet])),
                          heel_length=float(max(heel, half_foot)), toe_length=float(max(toe, half_foot)))
 
+    def _quadruped_character(self, base):
+        """A quadruped from its rest pose, as the solver's presets are built (character._quadruped): hips
+        relative to the centre of mass (FORE_SHARE of the way from the hind hips to the fore hips, at their
+        mean height), l_nom the hips' mean height, l_max QUADRUPED_REACH times it; each leg its own nominal
+        (its rest hip-to-support distance) and maximal length (see QUADRUPED_REACH); the paw's length from
+        the ball to the tip. The leg ends at the sole's middle: Rigify's paws bend the hock (wrist) as the
+        leg reaches, so the solver's heel-off about the ball has nothing to do there."""
+        m = self.measurements
+        align, com, ground = m["align"], m["com"], m["ground"]
+        feet = tuple(self.feet)
+        hips = np.array([align @ (m["hips"][f] - com) for f in feet])
+        l_nom = float(com[2] - ground)
+        rest = np.array([np.linalg.norm(m["hips"][f] - m["support"][f]) for f in feet])
+        longest = np.minimum(QUADRUPED_REACH * rest, MAX_FRACTION * np.array([m["straight"][f] for f in feet]))
+        longest = np.maximum(longest, 1.01 * rest)  # (a leg straight at rest still gets a hair of reach)
+        l_max = max(QUADRUPED_REACH * l_nom, float(longest.max()))  # the legs' own limits are per leg; the one
+        # length's (lifted feet kept within reach, the heel-off) must not cut the longest leg short
+        half = min(np.linalg.norm((m["toe_tips"][f] - m["support"][f])[:2]) for f in feet)
+        template = preset(base if base in PRESETS and PRESETS[base].feet == QUADRUPED_FEET else "dog")
+        width = template.foot_width / template.foot_length * 2.0 * half
+        return Character(f"{template.name} ({self.rig.name})", feet, hips, l_nom, l_max, 2.0 * half, width,
+                         template.com_clearance, template.pitch_amplitude, template.roll_amplitude,
+                         template.bank_gain, template.swing_clearance, heel_length=float(half),
+                         toe_length=float(half), leg_lengths=np.column_stack([rest, longest]))
+
 
 def mapping_bones(mapping):
+    """The bones a mapping cannot do without (the rest are optional: what is there is used)."""
     names = [mapping["body"], *mapping["feet"].values(), *mapping["hips"].values(), *mapping["ankles"].values(),
              *mapping["balls"].values(), *mapping.get("switches", {})]
     return list(dict.fromkeys(names))
+
+
+QUADRUPED_NOTE = "feet LH, RH, LF, RF: left hind, right hind, left fore, right fore"
+
 
 
 def detect(rig):
@@ -105,6 +151,10 @@ def detect(rig):
     explicit = rig.data.get(MAPPING_KEY)
     if explicit is not None:
         return explicit_mapping(rig.name, explicit)
+    from . import rigify_quadruped  # (it builds on this module)
+
+    if rigify_quadruped.is_quadruped(rig):
+        return rigify_quadruped.mapping(rig)
     bones = rig.data.bones
     missing = [sum(name not in bones for name in mapping_bones(m)) for m in (RIGIFY, AUTO_RIG_PRO)]
     closest = (RIGIFY, AUTO_RIG_PRO)[int(np.argmin(missing))]
@@ -147,6 +197,14 @@ def explicit_mapping(rig_name, text):
     for part in ("heels", "toes"):
         if part in mapping and not _bone_names(mapping[part], empty=True):
             refuse(f'has a "{part}" that is not an object of bone names')
+    if set(mapping["feet"]) & set(QUADRUPED_FEET) and set(mapping["feet"]) != set(QUADRUPED_FEET):
+        refuse(f'names some quadruped feet but not all four ({QUADRUPED_NOTE})')
+    rolls = mapping.get("rolls", {})
+    if not isinstance(rolls, dict) or not all(
+            isinstance(names, list) and all(isinstance(b, str) for b in names) for names in rolls.values()):
+        refuse('has "rolls" that are not {foot: [bone, ...]}')
+    if "spine" in mapping and not _bone_names(mapping["spine"], empty=True):
+        refuse('has a "spine" that is not an object of bone names (hips, chest, neck, head, tail)')
     switches = mapping.get("switches", {})
     if not isinstance(switches, dict) or not all(
             isinstance(props, dict) and all(isinstance(v, (int, float)) and math.isfinite(v) for v in props.values())
@@ -190,14 +248,19 @@ def _binding(rig, mapping):
     if arms:
         upper_body["arms"] = arms
     feet = dict(mapping["feet"])
-    lacking = [f"heel bone ({', '.join(feet)})" if len(heels) < len(feet) else "",
-               f"toe control ({', '.join(feet)})" if len(toes) < len(feet) else "",
-               *(f"{part} bone" for part in ("chest", "head") if part not in upper_body),  # (the neck stays at rest)
-               "arm bones" if len(arms) < 2 else ""]
+    rolls = {f: [b for b in names if b in present] for f, names in mapping.get("rolls", {}).items() if f in feet}
+    spine = {part: name for part, name in mapping.get("spine", {}).items() if name in present}
+    if set(feet) == set(QUADRUPED_FEET):  # the legs and the torso are baked; the spine, head, tail recorded
+        lacking = [f"{part} control" for part in ("hips", "chest", "neck", "head", "tail") if part not in spine]
+    else:
+        lacking = [f"heel bone ({', '.join(feet)})" if len(heels) < len(feet) else "",
+                   f"toe control ({', '.join(feet)})" if len(toes) < len(feet) else "",
+                   *(f"{part} bone" for part in ("chest", "head") if part not in upper_body),  # (neck at rest)
+                   "arm bones" if len(arms) < 2 else ""]
     binding = RigBinding(rig, mapping["body"], feet, switches, tuple(mapping.get("com_offset", (0.0, 0.0, 0.0))),
                          ankles=dict(mapping["ankles"]), balls=dict(mapping["balls"]), hips=dict(mapping["hips"]),
                          heels=heels, toes=toes, upper_body=upper_body,
-                         missing_parts=tuple(part for part in lacking if part))
+                         missing_parts=tuple(part for part in lacking if part), rolls=rolls, spine=spine)
     binding.measurements = _measure(rig, binding, mapping)
     return binding
 
@@ -230,13 +293,16 @@ def _measure(rig, binding, names):
     lowest = [p[2] for p in (*balls.values(), *tips.values())]
     lowest += [point[2] for b in binding.heels.values() for point in (head(b), tail(b))]
     ground = min(lowest)
-    toes = np.mean([balls[f] - ankles[f] for f in binding.feet], axis=0)
-    facing = math.atan2(-toes[0], toes[1])  # the rest heading of the toes in upright space
+    quadruped = binding.is_quadruped
+    # The rest heading of the toes in upright space: ankle to ball; a quadruped's paw, ball to tip (its hock
+    # stands behind the ball, and a horse's pastern slopes from the fetlock to the hoof).
+    toes = np.mean([(tips[f] - balls[f]) if quadruped else (balls[f] - ankles[f]) for f in binding.feet], axis=0)
+    facing = math.atan2(-toes[0], toes[1])
     align = rotation_z(-facing)
     forward = align.T @ np.array([0.0, 1.0, 0.0])
     support, heels = {}, {}
-    for f in binding.feet:  # the point a footprint marks: on the ground, midway between ankle and ball
-        mid = 0.5 * (ankles[f] + balls[f])
+    for f in binding.feet:  # the point a footprint marks: on the ground, midway between ankle and ball (a
+        mid = 0.5 * ((balls[f] + tips[f]) if quadruped else (ankles[f] + balls[f]))  # paw: ball and tip)
         support[f] = np.array([mid[0], mid[1], ground])
         if f in binding.heels:  # the heel's back on the sole, on the foot's line (the bone lies across it)
             back = min(head(binding.heels[f]) @ forward, tail(binding.heels[f]) @ forward)
@@ -244,6 +310,15 @@ def _measure(rig, binding, names):
         else:  # no heel bone: the sole under the ankle (said in the rig report)
             heels[f] = np.array([ankles[f][0], ankles[f][1], ground])
     com = head(binding.body) + upright @ np.asarray(binding.com_offset, dtype=float)
+    straight = {}
+    if quadruped:  # the centre of mass between the hips (character._quadruped), and each leg straightened
+        hind = 0.5 * (hips["LH"] + hips["RH"])
+        fore = 0.5 * (hips["LF"] + hips["RF"])
+        com = hind + FORE_SHARE * (fore - hind)
+        com[2] = 0.5 * (hind[2] + fore[2])
+        for f in binding.feet:
+            straight[f] = _chain_length(bones, names["hips"][f], names["balls"][f]) + np.linalg.norm(
+                balls[f] - support[f])
     # Thigh + shin: the hip-to-ankle distance with the knee straight.
     chains = {}
     for f in binding.feet:
@@ -253,7 +328,19 @@ def _measure(rig, binding, names):
         chains[f] = (np.linalg.norm(knee_head - hips[f]) + np.linalg.norm(ankles[f] - knee_head)
                      if knee is not None else np.linalg.norm(ankles[f] - hips[f]))
     return {"hips": hips, "ankles": ankles, "balls": balls, "toe_tips": tips, "heels": heels, "support": support,
-            "ground": ground, "facing": facing, "align": align, "com": com, "chains": chains, "upright": upright}
+            "ground": ground, "facing": facing, "align": align, "com": com, "chains": chains, "upright": upright,
+            "straight": straight}
+
+
+def _chain_length(bones, top, bottom):
+    """The bones' lengths from the top bone down its descendants to the bottom bone's head (armature units)."""
+    total, bone = 0.0, bones[bottom].parent
+    while bone is not None:
+        total += bone.length
+        if bone.name == top:
+            return total
+        bone = bone.parent
+    raise MissingBonesError(f"bone {bottom!r} does not hang from {top!r}")
 
 
 def bind(rig) -> RigBinding:

@@ -1,0 +1,261 @@
+"""Quadrupeds on real Rigify rigs generated from Blender's bundled metarigs (wolf, cat, horse): bound with no
+setup (four paw legs, their IK controls, heel rolls and switches; the torso and the spine's controls), the
+character read from the rig's rest pose, a solved trot baked and measured on the evaluated rig after
+Blender's own constraints and IK; re-bake, undo, preview, live update and bad input."""
+
+import importlib
+import json
+import sys
+
+import bpy
+import numpy as np
+import pytest
+
+from blender_scenes import footprint_objects, rigify_quadruped_blend
+from scene_state import snapshot
+
+KINDS = ("wolf", "cat", "horse")
+# Each rig's feet (left/right hind/fore) to its paw IK controls, as Rigify names them after the metarig.
+CONTROLS = {
+    "wolf": {"LH": "foot_ik.L", "RH": "foot_ik.R", "LF": "front_foot_ik.L", "RF": "front_foot_ik.R"},
+    "cat": {"LH": "foot_ik.L", "RH": "foot_ik.R", "LF": "hand_ik.L", "RF": "hand_ik.R"},
+    "horse": {"LH": "hind_foot_ik.L", "RH": "hind_foot_ik.R", "LF": "forefoot_ik.L", "RF": "forefoot_ik.R"},
+}
+PRESET = {"wolf": "dog", "cat": "cat", "horse": "horse"}
+SPEED = {"wolf": 2.0, "cat": 1.0, "horse": 3.0}  # m/s: a trot for each (Froude number about 0.4-0.6)
+# Each rig moved, turned and scaled in the scene.
+PLACE = {"wolf": ((1.5, -2.0, 0.3), 2.4, 1.3), "cat": ((-0.5, 0.8, 0.1), -0.7, 2.0),
+         "horse": ((3.0, 1.0, -0.2), 0.9, 0.8)}
+
+
+def module(addon, name):
+    return importlib.import_module(f"{addon}.{name}")
+
+
+@pytest.fixture(scope="module")
+def quadruped_blends(addon, tmp_path_factory):
+    """A .blend per Rigify quadruped, generated once for the module."""
+    folder = tmp_path_factory.mktemp("quadrupeds")
+    return {kind: rigify_quadruped_blend(kind, folder / f"{kind}.blend") for kind in KINDS}
+
+
+def placed_rig(blend, kind):
+    bpy.ops.wm.open_mainfile(filepath=blend)
+    rig = bpy.data.objects["rig"]
+    location, turn, scale = PLACE[kind]
+    rig.location, rig.rotation_euler, rig.scale = location, (0.0, 0.0, turn), (scale, scale, scale)
+    bpy.context.view_layer.update()
+    return rig
+
+
+def trot_scene(addon, blend, kind, folder, strides=4):
+    """The rig placed, and a trot solved for the character read from it imported as the active track; the
+    rig and the track's collection."""
+    rig = placed_rig(blend, kind)
+    bake = module(addon, "footprint_addon.bake")
+    character = bake.rig_character(bake.bind(rig), PRESET[kind])
+    gait_track = module(addon, "solver.quadruped.gait_track")
+    track_module = module(addon, "solver.track")
+    stride = 2.3 * character.leg_length_nominal  # about a trot's (Alexander), enough for `strides` strides
+    track = gait_track.gait_track(character, "trot", SPEED[kind], strides * stride, preset_name=PRESET[kind])
+    path = folder / f"{kind} trot.json"
+    path.write_text(track_module.dumps(track_module.track_to_json(track)))
+    assert bpy.ops.footprint.import_json(filepath=str(path)) == {"FINISHED"}
+    coll = bpy.context.scene.footprint.active_track
+    assert coll.footprint_track.character == PRESET[kind]
+    bpy.ops.ed.undo_push(message="scene ready")
+    return rig, coll
+
+
+def paw_deform_bones(rig, paw):
+    """The deform bones that stand on the ground with a paw: the paw's own (DEF- twin of its ORG bone) and
+    every deform bone below it (a wolf's and a cat's pads and digits)."""
+    bones = rig.data.bones
+    top = bones[paw.replace("ORG-", "DEF-", 1)]
+    found, todo = [], [top]
+    while todo:
+        bone = todo.pop()
+        if bone.use_deform:
+            found.append(bone.name)
+        todo.extend(bone.children)
+    return found
+
+
+def evaluated_ends(rig, frames, bones):
+    """World heads and tails (frames, bones, 2, 3) of pose bones on the evaluated rig, frame by frame."""
+    scene = bpy.context.scene
+    out = np.zeros((len(frames), len(bones), 2, 3))
+    for i, frame in enumerate(frames):
+        scene.frame_set(int(frame))
+        evaluated = rig.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        world = np.array(evaluated.matrix_world)
+        for j, name in enumerate(bones):
+            pose_bone = evaluated.pose.bones[name]
+            for k, point in enumerate((pose_bone.head, pose_bone.tail)):
+                out[i, j, k] = (world @ np.append(np.array(point), 1.0))[:3]
+    return out
+
+
+def stance_drift(motion, leg, points):
+    """The largest move (metres) of any point (frames, points, 3) from where it was when its foot was
+    planted, over every stance of the leg; and how many stances."""
+    worst, stances = 0.0, 0
+    for footprint in np.unique(motion.footprint[:, leg][motion.contact[:, leg]]):
+        on = motion.contact[:, leg] & (motion.footprint[:, leg] == footprint)
+        if on.sum() < 2:
+            continue
+        stances += 1
+        worst = max(worst, float(np.linalg.norm(points[on] - points[on][:1], axis=-1).max()))
+    return worst, stances
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_generated_rigify_quadruped_binds_with_no_setup(addon, quadruped_blends, kind):
+    rig = placed_rig(quadruped_blends[kind], kind)
+    bake = module(addon, "footprint_addon.bake")
+    binding = bake.bind(rig)
+    assert binding.is_quadruped and binding.feet == CONTROLS[kind]
+    assert binding.body == "torso" and not binding.missing_parts
+    assert set(binding.spine) == {"hips", "chest", "neck", "head", "tail"}
+    assert all(len(rolls) == (2 if kind == "horse" else 1) for rolls in binding.rolls.values())
+    assert {value for (_bone, _prop), value in binding.switches.items()} == {0.0} and len(binding.switches) == 4
+    character = bake.rig_character(binding, PRESET[kind])
+    scale = PLACE[kind][2]
+    assert character.feet == ("LH", "RH", "LF", "RF")
+    hips = character.hip_offsets
+    assert (hips[:2, 1] < 0).all() and (hips[2:, 1] > 0).all()  # hind behind the COM, fore ahead (+Y)
+    assert hips[0, 0] < 0 < hips[1, 0] and hips[2, 0] < 0 < hips[3, 0]  # left at -X
+    # The centre of mass 0.6 of the way from the hind hips to the fore hips, at their mean height.
+    assert 0.4 * hips[:2, 1].mean() + 0.6 * hips[2:, 1].mean() == pytest.approx(0.0, abs=1e-6)
+    assert hips[:, 2].mean() == pytest.approx(0.0, abs=1e-6)
+    # Sized from the rig and its object's scale: the preset (from the same metarig) times the scale.
+    preset = module(addon, "solver.character").preset(PRESET[kind])
+    assert character.leg_length_nominal == pytest.approx(scale * preset.leg_length_nominal, rel=0.02)
+    assert np.abs(hips - scale * preset.hip_offsets).max() < 0.02 * scale * preset.leg_length_nominal
+    assert (character.leg_lengths[:, 0] < character.leg_lengths[:, 1]).all()
+    assert character.leg_length_nominal < character.leg_length_max
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_trot_baked_keeps_every_stance_paw_planted(addon, quadruped_blends, kind, tmp_path):
+    rig, coll = trot_scene(addon, quadruped_blends[kind], kind, tmp_path)
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    anim = rig.animation_data
+    assert [t.name for t in anim.nla_tracks] == [f"Footprints: {coll.name}"]
+    bake = module(addon, "footprint_addon.bake")
+    binding = bake.bind(rig)
+    frames, motion = bake.solve_for_rig(bpy.context, coll, binding)
+    assert motion.report["non_physical_force"]["mean"] <= 0.05
+    assert not motion.toe_pivot.any()  # the paws stay flat: Rigify's paws bend the hock themselves
+    feet = list(motion.character.feet)
+    groups = [paw_deform_bones(rig, binding.balls[foot]) for foot in feet]
+    bones = ["torso"] + [name for group in groups for name in group]
+    ends = evaluated_ends(rig, frames, bones)
+    # The torso on its solved path: at the COM plus its rest offset turned with the body.
+    rotation, head = bake.bone_targets(binding, motion, bake.world_rest(binding))["torso"]
+    assert np.linalg.norm(ends[:, 0, 0] - head, axis=1).max() < 1e-3
+    drifts, start = {}, 1
+    for leg, foot in enumerate(feet):
+        points = ends[:, start:start + len(groups[leg])].reshape(len(frames), -1, 3)
+        start += len(groups[leg])
+        drift, stances = stance_drift(motion, leg, points)
+        assert stances >= 3
+        drifts[foot] = drift
+    print(f"\n{kind}: stance drift of the paws' deform bones (mm):",
+          {foot: round(1000 * d, 4) for foot, d in drifts.items()})
+    assert max(drifts.values()) <= 1e-3
+    # Measure on Rig reads the quadruped as the bake left it.
+    assert bpy.ops.footprint.measure_rig() == {"FINISHED"}
+    report = json.loads(coll.footprint_track.last_rig_report)
+    assert set(report["ball_skate"]) == set(feet) and max(report["ball_skate"].values()) <= 1e-3
+    assert max(report["below_ground"].values()) <= 2e-3
+
+
+def test_rebake_replaces_only_what_it_made_and_undo_restores(addon, quadruped_blends, tmp_path):
+    rig, coll = trot_scene(addon, quadruped_blends["wolf"], "wolf", tmp_path, strides=2)
+    anim = rig.animation_data_create()
+    below = anim.nla_tracks.new()
+    below.name = "Artist below"
+    below.strips.new("idle", 1, bpy.data.actions.new("idle"))
+    bpy.ops.ed.undo_push(message="artist layer")
+    before = [(t.name, [(s.name, s.action.name) for s in t.strips]) for t in anim.nla_tracks]
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    bpy.ops.ed.undo_push(message="bake")
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    anim = bpy.data.objects["rig"].animation_data
+    assert [t.name for t in anim.nla_tracks] == ["Artist below", f"Footprints: {coll.name}"]
+    ours = [a for a in bpy.data.actions if a.get("footprint_track") is not None]
+    assert len(ours) == 1 and "idle" in bpy.data.actions
+    bpy.ops.ed.undo_push(message="rebake")
+    bpy.ops.ed.undo()
+    bpy.ops.ed.undo()  # back to before any bake
+    anim = bpy.data.objects["rig"].animation_data
+    assert [(t.name, [(s.name, s.action.name) for s in t.strips]) for t in anim.nla_tracks] == before
+    assert not [a for a in bpy.data.actions if a.get("footprint_track") is not None]
+
+
+def test_a_rig_missing_a_leg_bone_is_refused_naming_it(addon, quadruped_blends, tmp_path):
+    rig, coll = trot_scene(addon, quadruped_blends["wolf"], "wolf", tmp_path, strides=2)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    rig.data.edit_bones.remove(rig.data.edit_bones["front_foot_ik.L"])
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.ops.ed.undo_push(message="bone deleted")
+    state, actions = snapshot(), set(bpy.data.actions.keys())
+    with pytest.raises(RuntimeError, match=r"missing bones: front_foot_ik\.L: nothing baked"):
+        bpy.ops.footprint.bake(rig="rig")
+    with pytest.raises(RuntimeError, match=r"front_foot_ik\.L: nothing added"):
+        bpy.ops.footprint.preview(rig="rig")
+    assert snapshot() == state and set(bpy.data.actions.keys()) == actions
+    assert rig.animation_data is None or not rig.animation_data.nla_tracks
+
+
+def test_a_biped_track_on_a_quadruped_rig_is_refused(addon, quadruped_blends):
+    from conftest import FIG1
+
+    placed_rig(quadruped_blends["wolf"], "wolf")
+    assert bpy.ops.footprint.import_json(filepath=FIG1) == {"FINISHED"}
+    state = snapshot()
+    with pytest.raises(RuntimeError, match=r"feet L, R that rig 'rig' does not have .*quadruped rig takes a "
+                                           r"quadruped track: nothing baked"):
+        bpy.ops.footprint.bake(rig="rig")
+    assert snapshot() == state
+
+
+def test_preview_and_live_update_follow_a_moved_footprint(addon, quadruped_blends, tmp_path):
+    rig, coll = trot_scene(addon, quadruped_blends["wolf"], "wolf", tmp_path, strides=3)
+    live = sys.modules[f"{addon}.footprint_addon.live"]
+    solved = sys.modules[f"{addon}.footprint_addon.solved"]
+    rest = {b.name: np.array(b.matrix) for b in rig.pose.bones}
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    followed = {b.name for b in rig.pose.bones for c in b.constraints if c.name.startswith("Footprint Preview")}
+    assert followed == {"torso", *CONTROLS["wolf"].values()}
+    live.flush(bpy.context)
+    before = solved.last_motion(coll)
+    bake = module(addon, "footprint_addon.bake")
+    binding = bake.bind(rig)
+    # The previewed rig plants its paws as the bake does: a hind paw on its footprint.
+    leg = list(before.character.feet).index("LH")
+    on = before.contact[:, leg] & (before.footprint[:, leg] == before.footprint[:, leg][before.contact[:, leg]][2])
+    frames = np.asarray([bpy.context.scene.frame_start + round(t * bpy.context.scene.render.fps)
+                         for t in before.times])
+    paw = evaluated_ends(rig, frames[on], [binding.balls["LH"].replace("ORG-", "DEF-", 1)])
+    assert np.linalg.norm(paw - paw[:1], axis=-1).max() <= 1e-3
+    # Move a fore footprint: the live update solves again, once, and the preview follows.
+    target = [o for o in footprint_objects(coll) if o.footprint.foot == "LF"][2]
+    target.location.x += 0.05
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1
+    after = solved.last_motion(coll)
+    assert after is not before and live.flush(bpy.context) == 0
+    # Removing the preview puts the rig back to rest.
+    assert bpy.ops.footprint.preview(rig="rig", remove=True) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert not any(c.name.startswith("Footprint Preview") for b in rig.pose.bones for c in b.constraints)
+    assert all(np.allclose(np.array(b.matrix), rest[b.name], atol=1e-5) for b in rig.pose.bones)
+
+
+def test_the_quadruped_presets_are_offered(addon, clean):
+    presets = [item.identifier for item in
+               bpy.types.Collection.bl_rna.properties["footprint_track"].fixed_type.properties["character"].enum_items]
+    assert {"human", "dog", "cat", "horse"} <= set(presets)

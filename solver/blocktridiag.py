@@ -12,8 +12,14 @@ from functools import lru_cache
 import numpy as np
 
 
-DENSE_LIMIT = 28  # up to this many blocks per system one dense solve beats the reduction's numpy call count
-# (measured: 24 blocks 0.24 against 0.69 ms, 32 blocks 0.80 against 0.79 ms)
+DENSE_LIMIT = 28  # up to this many 6 x 6 blocks per system one dense solve beats the reduction's numpy call
+# count (measured: 24 blocks 0.24 against 0.69 ms, 32 blocks 0.80 against 0.79 ms); larger blocks cross over
+# at as many rows (dense_limit): a quadruped's 12 x 12 at 14 blocks
+
+
+def dense_limit(block_size):
+    """The most blocks of this size per system that are solved dense (DENSE_LIMIT rows of 6)."""
+    return max(DENSE_LIMIT * 6 // block_size, 2)
 
 
 def solve(diag, upper, rhs, shift=None, sizes=None):
@@ -24,7 +30,7 @@ def solve(diag, upper, rhs, shift=None, sizes=None):
     DENSE_LIMIT blocks, each is solved dense, all in one call."""
     n, b = diag.shape[:2]
     sizes = (n,) if sizes is None else sizes
-    if max(sizes) <= DENSE_LIMIT:
+    if max(sizes) <= dense_limit(b):
         return _dense(diag, upper, upper, rhs, sizes, shift)  # block (i+1, i) transposed is block (i, i+1)
     d = diag
     if shift is not None:
@@ -90,7 +96,7 @@ def _dense_layout(sizes, b):
 def _reduce(d, lo, up, r):
     """Solve lo_i x_{i-1} + d_i x_i + up_i x_{i+1} = r_i (lo_0 = 0, up_{n-1} = 0)."""
     n = d.shape[0]
-    if n <= DENSE_LIMIT:  # few enough blocks left: the rest in one dense solve, not more levels
+    if n <= dense_limit(d.shape[1]):  # few enough blocks left: the rest in one dense solve, not more levels
         return _dense(d, up[:-1], np.swapaxes(lo[1:], 1, 2), r, (n,))
     odd = np.arange(1, n, 2)
     even = np.arange(0, n, 2)

@@ -3,7 +3,8 @@ an NLA strip named after the track (vdP97 §2.5, §2.6: the body follows the COM
 
 For every frame, the world targets are
 - body control: rotation R_body(t) A R_rest, head at COM(t) + R_body(t) A (head_rest - com_rest);
-- foot IK control: rotation F(t) A R_rest, at footprint point(t) + F(t) A (ankle_rest - support_rest);
+- foot IK control: rotation F(t) A R_rest, at footprint point(t) + F(t) A (head_rest - support_rest), its
+  own rest head (a biped's foot control stands at the ankle, a paw's lies on the ground);
 where A turns the rig's rest facing onto the solver's +Y. Each is then expressed in its bone's own space,
 basis = rest^-1 rest_parent pose_parent^-1 pose, with the parent's current pose held.
 """

@@ -69,10 +69,10 @@ def sole_layout(binding, foot):
     def on_sole(p):
         return np.array([p[0], p[1], ground])
 
-    heel_bone = binding.heels.get(foot, binding.ankles[foot])
     # The sole bends at the ball: the foot's side carried by the foot bone; a quadruped's paw (hoof) is
     # the whole sole, its metatarsus (cannon) stands above it.
     foot_bone = binding.balls[foot] if binding.is_quadruped else binding.ankles[foot]
+    heel_bone = binding.heels.get(foot, foot_bone)
     return [("heel", heel_bone, on_sole(m["heels"][foot])),
             ("ball", foot_bone, on_sole(m["balls"][foot])),
             ("ball", binding.balls[foot], on_sole(m["balls"][foot])),
@@ -228,7 +228,8 @@ def measure(context, binding, motion, frames, terrain=None, probe=None):
               "ball_skate": {}, "heel_skate": {}, "ball_off_footprint": {}, "leg_extension": {}, "below_ground": {},
               "feet": {}}
     for leg, foot in enumerate(feet):
-        detail = report["feet"][foot] = {"heel_point": "heel bone" if foot in binding.heels else "under the ankle"}
+        detail = report["feet"][foot] = {"heel_point": "heel bone" if foot in binding.heels else
+                                            "the paw's back" if binding.is_quadruped else "under the ankle"}
         # The sole against the ground: the deepest point over every frame, stance or swing.
         depth = sole_depth[:, :, leg]
         point, row = np.unravel_index(np.argmax(depth), depth.shape)

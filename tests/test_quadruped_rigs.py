@@ -259,3 +259,31 @@ def test_the_quadruped_presets_are_offered(addon, clean):
     presets = [item.identifier for item in
                bpy.types.Collection.bl_rna.properties["footprint_track"].fixed_type.properties["character"].enum_items]
     assert {"human", "dog", "cat", "horse"} <= set(presets)
+
+
+def test_an_explicit_quadruped_mapping_binds_another_armature(addon, quadruped_blends, tmp_path):
+    """A quadruped armature Footprint Locomotion does not know, through the mapping JSON: here the wolf's
+    own controls under a mapping written by hand (no heels, no rolls, no spine: all optional)."""
+    rig, coll = trot_scene(addon, quadruped_blends["wolf"], "wolf", tmp_path, strides=2)
+    binding = sys.modules[f"{addon}.footprint_addon.rigs.binding"]
+    known = binding.bind(rig)
+    mapping = {"name": "by hand", "body": "torso", "feet": CONTROLS["wolf"], "hips": known.hips,
+               "ankles": known.ankles, "balls": known.balls,
+               "switches": {bone: {prop: value} for (bone, prop), value in known.switches.items()}}
+    rig.data[binding.MAPPING_KEY] = json.dumps(mapping)
+    by_hand = binding.bind(rig)
+    assert by_hand.is_quadruped and by_hand.feet == CONTROLS["wolf"] and not by_hand.heels
+    assert set(by_hand.missing_parts) == {"hips control", "chest control", "neck control", "head control",
+                                          "tail control"}
+    bake = module(addon, "footprint_addon.bake")
+    same, other = bake.rig_character(known, "dog"), bake.rig_character(by_hand, "dog")
+    assert np.allclose(same.hip_offsets, other.hip_offsets) and same.leg_lengths == pytest.approx(other.leg_lengths)
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    assert bpy.ops.footprint.measure_rig() == {"FINISHED"}
+    report = json.loads(coll.footprint_track.last_rig_report)
+    assert report["feet"]["LF"]["heel_point"] == "the paw's back" and max(report["ball_skate"].values()) <= 1e-3
+    # Three feet of four is refused, naming what is wrong.
+    rig.data[binding.MAPPING_KEY] = json.dumps(dict(mapping, feet={k: v for k, v in CONTROLS["wolf"].items()
+                                                                    if k != "RF"}))
+    with pytest.raises(binding.MissingBonesError, match="some quadruped feet but not all four"):
+        binding.bind(rig)

@@ -190,6 +190,9 @@ def explicit_mapping(rig_name, text):
         refuse("is not a JSON object")
     if not isinstance(mapping.get("body"), str):
         refuse('has no "body" bone name')
+    feet = mapping.get("feet")
+    if isinstance(feet, dict) and set(feet) & set(QUADRUPED_FEET) and set(feet) != set(QUADRUPED_FEET):
+        refuse(f'names some quadruped feet but not all four ({QUADRUPED_NOTE})')
     for part in ("feet", "hips", "ankles", "balls"):
         if not _bone_names(mapping.get(part)) or set(mapping[part]) != set(mapping["feet"]) or \
                 not set(mapping[part]) <= set(ALL_FEET):
@@ -197,8 +200,6 @@ def explicit_mapping(rig_name, text):
     for part in ("heels", "toes"):
         if part in mapping and not _bone_names(mapping[part], empty=True):
             refuse(f'has a "{part}" that is not an object of bone names')
-    if set(mapping["feet"]) & set(QUADRUPED_FEET) and set(mapping["feet"]) != set(QUADRUPED_FEET):
-        refuse(f'names some quadruped feet but not all four ({QUADRUPED_NOTE})')
     rolls = mapping.get("rolls", {})
     if not isinstance(rolls, dict) or not all(
             isinstance(names, list) and all(isinstance(b, str) for b in names) for names in rolls.values()):
@@ -307,6 +308,8 @@ def _measure(rig, binding, names):
         if f in binding.heels:  # the heel's back on the sole, on the foot's line (the bone lies across it)
             back = min(head(binding.heels[f]) @ forward, tail(binding.heels[f]) @ forward)
             heels[f] = support[f] + (back - support[f] @ forward) * forward
+        elif quadruped:  # no bone named for it: the paw's back, at the ball, is the sole's back
+            heels[f] = support[f] + ((balls[f] - support[f]) @ forward) * forward
         else:  # no heel bone: the sole under the ankle (said in the rig report)
             heels[f] = np.array([ankles[f][0], ankles[f][1], ground])
     com = head(binding.body) + upright @ np.asarray(binding.com_offset, dtype=float)

@@ -53,23 +53,33 @@ def _faces(legs: int) -> _Faces:
     return _Faces(member, member.T.astype(float), columns(1), columns(2), triples)
 
 
-def _inverse_grams(directions):
-    """(C, L, L, S): per face, the inverse of its legs' Gram matrix, zero outside the face's legs."""
+def _inverse_grams(directions, standing, faces):
+    """(C', L, L, S): for each of the faces given (indices into _faces' list), the inverse of its legs' Gram
+    matrix, zero outside the face's legs; a three-legged face's only at the samples where it stands
+    (standing (C', S)), the others never chosen."""
     legs, n = directions.shape[1:]
-    faces = _faces(legs)
-    inverse = np.zeros(faces.member.shape + (legs, n))
-    c, i = faces.single
-    inverse[c, i, i] = 1.0  # unit K_i
-    c, i, j = faces.pair
-    if len(c):
+    every = _faces(legs)
+    slot = np.full(len(every.member), -1)
+    slot[faces] = np.arange(len(faces))
+    inverse = np.zeros((len(faces), legs, legs, n))
+    c, i = every.single
+    keep = slot[c] >= 0
+    inverse[slot[c[keep]], i[keep], i[keep]] = 1.0  # unit K_i
+    c, i, j = every.pair
+    keep = slot[c] >= 0
+    if keep.any():
+        c, i, j = slot[c[keep]], i[keep], j[keep]
         cos = np.add.reduce(directions[:, i] * directions[:, j], 0)
         det = np.maximum(1.0 - cos * cos, _RIDGE)
         inverse[c, i, i] = inverse[c, j, j] = 1.0 / det
         inverse[c, i, j] = inverse[c, j, i] = -cos / det
-    for c, idx in faces.triple:  # three-legged faces: quadrupeds only, a handful
-        k = np.moveaxis(directions[:, idx], -1, 0)  # (S, 3 components, 3 legs)
+    for c, idx in every.triple:  # three-legged faces: quadrupeds only, a handful
+        on = np.flatnonzero(standing[slot[c]]) if slot[c] >= 0 else ()
+        if not len(on):
+            continue
+        k = np.moveaxis(directions[:, idx][..., on], -1, 0)  # (S', 3 components, 3 legs)
         sub = np.swapaxes(k, 1, 2) @ k + _RIDGE * np.eye(3)
-        inverse[c, idx[:, None], idx[None, :]] = np.moveaxis(np.linalg.inv(sub), 0, -1)
+        inverse[slot[c], idx[:, None, None], idx[None, :, None], on] = np.moveaxis(np.linalg.inv(sub), 0, -1)
     return inverse
 
 
@@ -90,7 +100,10 @@ def project(required, directions, standing, jacobian=False):
     d r / d D_l = -(lam_l M + b_l r^T) / |D_l| (the derivative of an orthogonal projector).
     """
     along = np.add.reduce(directions * required[:, None], 0)  # (L, S): F . K_i
-    inverse = _inverse_grams(directions)
+    # Only the faces some sample stands on (the empty one always): a trot's never stand on three legs.
+    faces = np.flatnonzero(np.logical_or.reduce(standing, 1) | (np.arange(len(standing)) == 0))
+    standing = standing[faces]
+    inverse = _inverse_grams(directions, standing, faces)
     lam_all = np.add.reduce(inverse * along, 2)  # (C, L, S)
     # A face is usable where all its legs stand and push (no coefficient below 0).
     usable = standing & np.logical_and.reduce(lam_all >= 0.0, 1)

@@ -555,7 +555,8 @@ class Problem:
         # Per sample, J^T J in its own [p, a] (blocks (u, v)) and J^T r: only the physics rows depend on a.
         n, dim, physical = r.shape[1], self.dim, self.physics_rows
         blocks = np.empty((2, 2, dim, dim, n))
-        np.add.reduce(dp[:, :, None] * dp[:, None, :], 0, out=blocks[0, 0])
+        moving = dp[np.logical_or.reduce(dp.reshape(len(dp), -1) != 0.0, 1)]  # not the rows idle throughout
+        np.add.reduce(moving[:, :, None] * moving[:, None, :], 0, out=blocks[0, 0])
         np.add.reduce(dp[:physical, :, None] * da[:, None, :], 0, out=blocks[0, 1])
         blocks[1, 0] = blocks[0, 1].swapaxes(0, 1)
         np.add.reduce(da[:, :, None] * da[:, None, :], 0, out=blocks[1, 1])

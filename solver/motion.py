@@ -307,8 +307,9 @@ def report_warnings(report) -> list:
     iteration cap before converging (the motion may be visibly off its optimum); a stance leg reaches past
     l_max (footprints too far apart, or too high, for the character's legs); the legs cannot carry the body
     (over its worst second, more than NONPHYSICAL_WARN of its weight missing on average: the legs held
-    within l_max, footprints out of the character's reach in the time given); a foot swings quicker than
-    a leg can (a lift-off too close to the foot's next contact: the foot flies)."""
+    within l_max, footprints out of the character's reach in the time given), or a quadruped's hind or
+    fore pair its mass (on average over the motion); a foot swings quicker than a leg can (a lift-off too
+    close to the foot's next contact: the foot flies)."""
     warnings = []
     optimizer = report.get("optimizer")
     if optimizer is not None and not optimizer["converged"]:
@@ -325,6 +326,11 @@ def report_warnings(report) -> list:
         warnings.append(f"Non-physical force averages {worst:.2f} body weight{where} ({force['mean']:.2f} over "
                         "the motion): the legs cannot carry the body there; space the footprints closer or give "
                         "the steps more time")
+    for point, measures in report.get("mass_points", {}).items():  # a quadruped's hind and fore masses
+        mean = measures["non_physical_force"]["mean"]
+        if mean > NONPHYSICAL_WARN:
+            warnings.append(f"The {point} legs cannot carry the {point} body: non-physical force averages {mean:.2f} "
+                            "body weight; give that pair of feet more time on the ground or closer footprints")
     swing = report.get("swing")
     if swing is not None and swing["seconds"] < swing["plausible_min"]:
         turning = f", turning {swing['turn_degrees']:.0f} degrees," if swing["turn_degrees"] >= 1.0 else ""

@@ -35,7 +35,8 @@ class _Faces:
     legs_of: np.ndarray  # (L, C) float: 1 where the leg is in the face (counts a face's idle legs by matmul)
     single: tuple  # (faces, legs) of the one-legged faces
     pair: tuple  # (faces, first legs, second legs) of the two-legged faces
-    triple: list  # (face, legs (3,)) of each three-legged face (quadrupeds)
+    triple_faces: np.ndarray  # (T,) the three-legged faces (quadrupeds)...
+    triple_legs: np.ndarray  # (T, 3) ...and their legs
 
 
 @lru_cache(maxsize=None)
@@ -49,8 +50,10 @@ def _faces(legs: int) -> _Faces:
         rows = [(c,) + f for c, f in enumerate(faces) if len(f) == size]
         return tuple(np.array(rows, dtype=int).reshape(-1, size + 1).T)
 
-    triples = [(c, np.array(f)) for c, f in enumerate(faces) if len(f) == 3]
-    return _Faces(member, member.T.astype(float), columns(1), columns(2), triples)
+    triples = [(c,) + f for c, f in enumerate(faces) if len(f) == 3]
+    triple_faces, *triple_legs = np.array(triples, dtype=int).reshape(-1, 4).T
+    return _Faces(member, member.T.astype(float), columns(1), columns(2), triple_faces,
+                  np.stack(triple_legs, axis=1))
 
 
 def _inverse_grams(directions, standing, faces):
@@ -73,13 +76,15 @@ def _inverse_grams(directions, standing, faces):
         det = np.maximum(1.0 - cos * cos, _RIDGE)
         inverse[c, i, i] = inverse[c, j, j] = 1.0 / det
         inverse[c, i, j] = inverse[c, j, i] = -cos / det
-    for c, idx in every.triple:  # three-legged faces: quadrupeds only, a handful
-        on = np.flatnonzero(standing[slot[c]]) if slot[c] >= 0 else ()
-        if not len(on):
-            continue
-        k = np.moveaxis(directions[:, idx][..., on], -1, 0)  # (S', 3 components, 3 legs)
-        sub = np.swapaxes(k, 1, 2) @ k + _RIDGE * np.eye(3)
-        inverse[slot[c], idx[:, None, None], idx[None, :, None], on] = np.moveaxis(np.linalg.inv(sub), 0, -1)
+    if len(every.triple_faces):  # three-legged faces (quadrupeds), all in one inversion, where they stand
+        kept = slot[every.triple_faces] >= 0
+        face, sample = np.nonzero(standing[slot[every.triple_faces[kept]]])
+        if len(face):
+            legs3 = every.triple_legs[kept][face]  # (N, 3)
+            k = np.moveaxis(directions[:, legs3, sample[:, None]], 0, -1)  # (N, 3 legs, 3 components)
+            sub = k @ np.swapaxes(k, 1, 2) + _RIDGE * np.eye(3)
+            inverse[slot[every.triple_faces[kept]][face][:, None, None], legs3[:, :, None], legs3[:, None, :],
+                    sample[:, None, None]] = np.linalg.inv(sub)
     return inverse
 
 

@@ -3,6 +3,12 @@ IK control per foot and a knee pole, IK constraints on the shins (the pole rides
 stores the resulting mapping on the armature so the bake finds it: legs, and the toes and upper body (chest,
 neck, head, arms) where the armature has them.
 
+A plain quadruped armature (four leg chains of four or five connected bones reaching the ground, as
+Rigify's quadruped metarigs have them: thigh, shin, foot, toe, and a hoof on a horse) gets one IK control
+per paw instead: a copy of the paw (hoof) bone on the ground, the chain above it (thigh down to the bone
+ending at the ball) an IK chain reaching the control's head with a pole ahead of the knee (behind the
+elbow for a fore leg) riding with it, the paw copying the control's rotation; feet LH, RH, LF, RF.
+
 Up and forward are the rig's own, whatever its armature axes: an FBX import (Mixamo) turns a Y-up armature
 90 degrees about X on its object, so the armature's up is the world's up taken back through the object's
 rotation, and forward is the way the toes point, level."""
@@ -31,9 +37,81 @@ NAMING = (  # (thigh, shin, foot, toe) per side, and the body bone; {p} is a Mix
 
 
 def find_legs(arm):
-    """(leg chains per side, body bone) from bone names, or MissingBonesError naming what was looked for."""
+    """(leg chains per side, body bone) from bone names, or MissingBonesError naming what was looked for;
+    a quadruped's four paw chains (see quadruped_legs) when the armature has them."""
+    quadruped = quadruped_legs(arm)
+    if quadruped is not None:
+        return quadruped, _body_above(arm, quadruped)
     legs, body, _upper = _find(arm)
     return legs, body
+
+
+QUADRUPED_CONTROL = "FP-paw_ik.{foot}"
+QUADRUPED_POLE = "FP-knee_pole.{foot}"
+SIDE_SUFFIX = re.compile(r"[._-]([LlRr])(\.\d+)?$")
+
+
+def quadruped_legs(arm):
+    """{foot: chain (thigh .. paw bone names)} of a plain armature's four legs, or None when it has not
+    four: chains of four or five connected bones (each bone's head at its parent's tail) whose lowest
+    bone's tail is on the armature's ground (within 3 % of its height) and whose top stands above a
+    quarter of its height (a paw's digits do not), two on each side (.L/.R, else by
+    the hip's side); the pair whose hips stand farther along the paws' direction are the fore legs."""
+    bones = arm.bones
+    if not len(bones):
+        return None
+    ground = min(min(b.head_local[2], b.tail_local[2]) for b in bones)
+    height = max(max(b.head_local[2], b.tail_local[2]) for b in bones) - ground
+    chains = []
+    for bone in bones:
+        if bone.tail_local[2] - ground > 0.03 * height or bone.name.startswith(("FP-", "ORG-", "DEF-", "MCH-")):
+            continue
+        chain = [bone]
+        while chain[0].parent is not None and len(chain) < 6 and \
+                (chain[0].parent.tail_local - chain[0].head_local).length <= 1e-4 * max(chain[0].length, 1e-6):
+            chain.insert(0, chain[0].parent)
+        if 4 <= len(chain) <= 5 and chain[0].head_local[2] - ground >= 0.25 * height:  # (not a paw's digits)
+            chains.append(chain)
+    tops = {}
+    for chain in chains:  # one chain per hip (toes and digits hang off the same leg)
+        if chain[0].name not in tops or len(chain) > len(tops[chain[0].name]):
+            tops[chain[0].name] = chain
+    if len(tops) != 4:
+        return None
+    chains = list(tops.values())
+    paws = sum(((c[-1].tail_local - c[-1].head_local) for c in chains), Vector((0.0, 0.0, 0.0)))
+    forward = Vector((paws.x, paws.y, 0.0)).normalized()
+    right = forward.cross(Vector((0.0, 0.0, 1.0)))
+    chains.sort(key=lambda c: c[0].head_local.dot(forward))
+    centre = sum((c[0].head_local for c in chains), Vector((0.0, 0.0, 0.0))) / 4.0
+    legs = {}
+    for end, pair in (("H", chains[:2]), ("F", chains[2:])):
+        sides = [(SIDE_SUFFIX.search(c[0].name) or [None, ""])[1].upper() for c in pair]
+        if sorted(sides) != ["L", "R"]:
+            sides = ["L" if (c[0].head_local - centre).dot(right) < 0 else "R" for c in pair]
+            if sides[0] == sides[1]:
+                return None
+        for side, chain in zip(sides, pair):
+            legs[side + end] = tuple(b.name for b in chain)
+    return {foot: legs[foot] for foot in ("LH", "RH", "LF", "RF")}
+
+
+def _body_above(arm, legs):
+    """The four legs' nearest common ancestor: the body control of a quadruped (the spine bone both the
+    pelvis and the shoulders hang from)."""
+    def ancestors(name):
+        out, bone = [], arm.bones[name].parent
+        while bone is not None:
+            out.append(bone.name)
+            bone = bone.parent
+        return out
+
+    lines = [ancestors(chain[0]) for chain in legs.values()]
+    common = [name for name in lines[0] if all(name in line for line in lines[1:])]
+    if not common:
+        raise MissingBonesError(f"armature has four legs but no body bone they all hang from "
+                                f"({', '.join(chain[0] for chain in legs.values())})")
+    return common[0]
 
 
 def _find(arm):
@@ -90,6 +168,9 @@ def set_up(obj):
     import bpy
 
     arm = obj.data
+    quadruped = quadruped_legs(arm)
+    if quadruped is not None:
+        return _set_up_quadruped(obj, quadruped)
     legs, body, upper = _find(arm)
     previous_mode = obj.mode
     pole_angles = {}
@@ -146,5 +227,69 @@ def set_up(obj):
     }
     if upper:
         mapping["upper_body"] = upper
+    arm[MAPPING_KEY] = json.dumps(mapping)
+    return mapping
+
+
+def _set_up_quadruped(obj, legs):
+    """Set up Leg IK for four paw legs: per leg a control on the ground (a copy of the paw bone, unparented),
+    an IK chain from the thigh to the bone ending at the ball reaching the control's head, a pole ahead of
+    the knee for hind legs and behind the elbow for fore legs (riding with the control), the paw copying
+    the control's rotation; the mapping stored with feet LH, RH, LF, RF."""
+    import bpy
+
+    arm = obj.data
+    body = _body_above(arm, legs)
+    previous_mode = obj.mode
+    pole_angles = {}
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    try:
+        edit = arm.edit_bones
+        up = (obj.matrix_world.to_3x3().normalized().inverted() @ Vector((0.0, 0.0, 1.0))).normalized()
+        for foot, chain in legs.items():
+            paw, ball_bone = edit[chain[-1]], edit[chain[-2]]
+            forward = paw.tail - paw.head
+            forward = (forward - forward.dot(up) * up).normalized()
+            control = edit.get(QUADRUPED_CONTROL.format(foot=foot)) or edit.new(QUADRUPED_CONTROL.format(foot=foot))
+            control.head, control.tail, control.roll = paw.head, paw.tail, paw.roll
+            control.parent, control.use_deform = None, False
+            thigh, knee = edit[chain[0]], edit[chain[1]].head
+            length = (thigh.head - paw.head).length
+            ahead = 1.0 if foot.endswith("H") else -1.0  # stifles bend forward, elbows back
+            pole = edit.get(QUADRUPED_POLE.format(foot=foot)) or edit.new(QUADRUPED_POLE.format(foot=foot))
+            pole.head = knee + forward * ahead * 0.5 * length
+            pole.tail = pole.head + up * 0.1 * length
+            pole.parent, pole.use_deform = control, False
+            pole_angles[foot] = pole_angle(thigh, ball_bone.tail, pole.head)
+    finally:
+        bpy.ops.object.mode_set(mode="POSE")
+    for foot, chain in legs.items():
+        end, paw = obj.pose.bones[chain[-2]], obj.pose.bones[chain[-1]]
+        ik = end.constraints.get(CONSTRAINT) or end.constraints.new("IK")
+        ik.name = CONSTRAINT
+        ik.target, ik.subtarget = obj, QUADRUPED_CONTROL.format(foot=foot)
+        ik.pole_target, ik.pole_subtarget = obj, QUADRUPED_POLE.format(foot=foot)
+        ik.pole_angle = pole_angles[foot]
+        ik.chain_count = len(chain) - 1
+        ik.iterations = 5000
+        for name in chain[:-1]:  # a little stretch, as Rigify's paws have: the IK reaches the control exactly
+            obj.pose.bones[name].ik_stretch = 0.1  # where three bones would converge short of it
+        rot = paw.constraints.get(CONSTRAINT) or paw.constraints.new("COPY_ROTATION")
+        rot.name = CONSTRAINT
+        rot.target, rot.subtarget = obj, QUADRUPED_CONTROL.format(foot=foot)
+        for name in (QUADRUPED_CONTROL.format(foot=foot), QUADRUPED_POLE.format(foot=foot)):
+            obj.pose.bones[name].rotation_mode = "QUATERNION"
+    obj.pose.bones[body].rotation_mode = "QUATERNION"
+    bpy.ops.object.mode_set(mode=previous_mode if previous_mode in {"OBJECT", "POSE"} else "OBJECT")
+    mapping = {
+        "name": "Leg IK set up by Footprint Locomotion (quadruped)",
+        "body": body,
+        "feet": {foot: QUADRUPED_CONTROL.format(foot=foot) for foot in legs},
+        "hips": {foot: chain[0] for foot, chain in legs.items()},
+        "ankles": {foot: chain[2] for foot, chain in legs.items()},  # the hock (wrist)
+        "balls": {foot: chain[-1] for foot, chain in legs.items()},  # the paw (hoof): ball to tip
+        "com_offset": [0.0, 0.0, 0.0],
+    }
     arm[MAPPING_KEY] = json.dumps(mapping)
     return mapping

@@ -95,7 +95,7 @@ class FOOTPRINT_OT_measure_rig(OnTrackAndRig, bpy.types.Operator):
 
 
 class FOOTPRINT_OT_setup_leg_ik(bpy.types.Operator):
-    """Give a plain armature (Mixamo or thigh/shin/foot/toe bones) foot IK controls and knee poles to bake onto"""
+    """Give a plain armature (Mixamo, thigh/shin/foot/toe bones, or a quadruped's four legs) foot IK controls and knee poles to bake onto"""
 
     # IK constraints come with them, and the bone mapping is stored on the armature for the bake to find.
 

@@ -330,12 +330,15 @@ def _keep_within_reach(position, rotation, hips, lifted, character):
     """Draw each lifted foot (N, L) in along the line from its hip to the leg's end until the leg reaches
     it (in place). At lift-off and landing the stance pose is already within reach: no jump."""
     v_y, v_z, reach = _leg_end(character)
+    if character.ankle_offset is None:  # each leg its own reach (a quadruped's fore legs are shorter)
+        reach = character.max_lengths
     end = position + v_y * rotation[..., :, 1] + v_z * rotation[..., :, 2]
     leg = end - hips
     length = np.linalg.norm(leg, axis=-1)
+    reach = np.broadcast_to(reach, length.shape)
     over = lifted & (length > reach)
     if over.any():
-        position[over] -= leg[over] * (1.0 - reach / length[over])[:, None]
+        position[over] -= leg[over] * (1.0 - reach[over] / length[over])[:, None]
 
 
 def _retract_in_flight(position, hips, times, schedule, character):
@@ -351,6 +354,6 @@ def _retract_in_flight(position, hips, times, schedule, character):
     w = np.sin(np.pi * (times[inside] - start[inside]) / (end[inside] - start[inside])) ** 2
     leg = position[inside] - hips[inside]
     length = np.linalg.norm(leg, axis=-1, keepdims=True)
-    target = RETRACTED_LENGTH * character.leg_length_nominal
+    target = RETRACTED_LENGTH * character.nominal_lengths[:, None]  # each leg its own
     shorter = hips[inside] + leg * np.minimum(1.0, target / np.maximum(length, 1e-9))
     position[inside] += w[:, None, None] * (shorter - position[inside])

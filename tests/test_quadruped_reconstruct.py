@@ -2,7 +2,7 @@
 the head leading the motion and steady against the gait's bob, the tail's damped follow-through, with no
 jump and no pop. Synthetic mass paths built here: a straight trot with a vertical bob and a pitch
 oscillation, a slow walk, constant-radius turns either way, a turn entered from a straight, a start from
-rest, a sideways shove."""
+rest, a sideways shove, a leap, backing round a circle, a pivot on the spot, a rear."""
 
 import math
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from footprint_locomotion.solver.errors import FootprintError, NonFiniteError, RangeError
-from footprint_locomotion.solver.quadruped.reconstruct import BodyInputError, BodyParams, reconstruct
+from footprint_locomotion.solver.quadruped.reconstruct import STEADY_ANGLE, BodyInputError, BodyParams, reconstruct
 
 FPS = 60
 BODY = 0.66  # m, hind to fore: the dog preset's hips (Rigify wolf)
@@ -131,6 +131,20 @@ def rear(duration=3.0, start=0.5, length=1.0, top=math.radians(80)):
     return t, hind, hind + BODY * np.column_stack([np.zeros_like(t), np.cos(angle), np.sin(angle)]), np.zeros_like(t)
 
 
+def leap(duration=3.0, start=1.0, flight=0.5, rise=0.3, speed=3.0):
+    """Running along +Y, the body rising 0.3 m and coming down over half a second (smoothly: the height C1,
+    its acceleration jumping at both ends, as the solver's spline's at knots), the hind mass after the fore."""
+    t = frames(duration)
+
+    def height(when):
+        u = np.clip((when - start) / flight, 0.0, 1.0)
+        return HEIGHT + rise * np.sin(np.pi * u) ** 2
+
+    hind = np.column_stack([np.zeros_like(t), speed * t, height(t - BODY / speed)])
+    fore = np.column_stack([np.zeros_like(t), speed * t + BODY, height(t)])
+    return t, hind, fore, np.zeros_like(t)
+
+
 def heading(rotations):
     """The yaw (...,) of frames' forward columns."""
     return np.arctan2(-rotations[..., 0, 1], rotations[..., 1, 1])
@@ -171,8 +185,9 @@ def extrema(signal, t):
 
 MOTIONS = {"trot": trot, "walk": walk, "left turn": lambda: turn(RADIUS), "right turn": lambda: turn(-RADIUS),
            "entered turn": lambda: entered_turn(RADIUS),
-           "entered tight turn": lambda: entered_turn(-0.5, duration=2.0, speed=1.0), "from rest": from_rest, "turn from rest": turn_from_rest, "shove": shoved,
-           "backing round": backing_round, "pivot": pivot, "rear": rear}
+           "entered tight turn": lambda: entered_turn(-0.5, duration=2.0, speed=1.0), "from rest": from_rest,
+           "turn from rest": turn_from_rest, "shove": shoved, "backing round": backing_round, "pivot": pivot,
+           "rear": rear, "leap": leap}
 ROTATIONS = ("pelvis", "chest", "spine", "neck", "head", "tail")
 ANGLES = ("bend", "twist", "head_lead", "tail_side", "tail_up")
 
@@ -330,6 +345,18 @@ def test_head_holds_steady_against_the_bob(gait):
     assert np.ptp(head_pitch[middle]) < 0.35 * np.ptp(chest_pitch[middle])
     loose = reconstruct(t, hind, fore, yaw, BodyParams(head_steady=0.0))  # the assertion can fail
     assert np.ptp(loose.head_position[middle, 2]) > 0.8 * np.ptp(fore[middle, 2])
+
+
+def test_head_goes_along_with_a_leap_and_a_rear():
+    """A leap or a rear is the body's own move, not a bob: the head rises with a leap, and pitches up with a
+    rear never more than STEADY_ANGLE behind the chest (its bob taken out only up to that size)."""
+    t, hind, fore, yaw = leap()
+    pose = reconstruct(t, hind, fore, yaw)
+    assert np.ptp(pose.head_position[:, 2]) > 0.9 * np.ptp(fore[:, 2])
+    pose = reconstruct(*rear())
+    head_pitch, chest_pitch = np.arcsin(pose.head[:, 2, 1]), np.arcsin(pose.chest[:, 2, 1])
+    assert np.abs(head_pitch - chest_pitch).max() < STEADY_ANGLE
+    assert head_pitch.max() > math.radians(70)
 
 
 def test_head_follows_a_climb_without_lag():

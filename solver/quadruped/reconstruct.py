@@ -15,13 +15,15 @@ dynamics, while the head usually leads the motion rather than following it". Her
   girdle. Both girdles pitch with the line between the masses. The arch is spread evenly along
   `spine_segments` rotations from the pelvis to the chest.
 - Head. It turns toward where the fore mass will be `lookahead` seconds on along its own path; its height,
-  pitch and roll are the chest's with the gait's bob filtered out (a zero-phase critically damped low-pass)
-  by `head_steady`; the neck pitches to hold that height and takes `neck_yaw_share` of the turn.
+  pitch and roll are the chest's with `head_steady` of the gait's bob taken out (what a zero-phase
+  critically damped low-pass removes, up to a bob's size: a rear or a leap the head goes along with); the
+  neck pitches to carry the head at that height and takes `neck_yaw_share` of the turn.
 - Tail. Each tail joint is a damped second-order system (natural frequency, damping ratio) driven by the
   specific force (acceleration less gravity) of the hind mass in the pelvis frame: it deflects opposite to
-  the acceleration and swings on after it stops. Integrated exactly (the closed-form matrix exponential,
-  input held per frame interval) and vectorised as one convolution per joint; it starts at rest in its
-  steady state for the first frame (no pop) or, for a looping motion, in the periodic steady state.
+  the acceleration and swings on after it stops; the joints further out are slower (follow-through along
+  the tail). Integrated exactly (the closed-form matrix exponential, the input held over each frame
+  interval) and vectorised as FFT convolutions; it starts at rest in its steady state for the first frame
+  (no pop), from a given state (a bake continued), or for a looping motion in its periodic steady state.
 
 Frames are the solver's body frame (columns right, forward, up; +Z up, heading 0 = +Y, counter-clockwise
 positive; R = Rz(yaw) Rx(pitch) Ry(roll), orientation.py): every rotation here is the world orientation of a
@@ -54,7 +56,7 @@ WOLF_TAIL_LENGTH = 1.0
 
 UNEVEN_TIMES = 1e-3  # of a frame: the most a frame time may stray from the even spacing (float32 seconds)
 LOOP_MISMATCH = 1e-3  # body lengths: the most a loop's closing frame may differ from its first, moved on by
-# the cycle's travel
+# the cycle's travel (design: far above float32's rounding of a position, far below a visible pop)
 TRAVEL_FULL, TRAVEL_NONE = 0.5, 0.1  # secant length over its span: a mass that has travelled at least half
 # its span around a frame has a way to face; one that has travelled a tenth or less (standing, shifting its
 # weight) has none, and the spine stays straight
@@ -77,9 +79,10 @@ NECK_LEVER = math.sin(math.radians(45.0))  # the neck steadies the head fully wh
 NECK_STEADY = math.radians(30.0)  # the most the neck pitches (softly, untouched to half of it) to steady the
 # head: twice what a bob of STEADY_HEIGHT takes of the wolf's neck (design)
 STEADY_HEIGHT = 0.1  # body lengths: the head takes out bobs of up to half this fully, softly up to all of it.
-# A trotting dog's bob is about 0.03 body lengths (2 cm over its 0.66 m), a horse's about 0.05 (6 cm over 1.3 m,
-# Buchner et al. 1996, Equine Vet. J. 28, "Head and trunk movement adaptations in horses with experimentally
-# induced fore- or hindlimb lameness"); a rear or a leap is larger, the body's own move, and the head follows
+# A trot moves the trunk up and down by a few centimetres (the horse's in Buchner et al. 1996, Equine Vet. J.
+# 28, "Head and trunk movement adaptations in horses with experimentally induced fore- or hindlimb
+# lameness"), a few hundredths of a body length; a rear or a leap is larger, the body's own move, and the
+# head goes with it (design)
 STEADY_ANGLE = math.radians(10.0)  # the same for pitch and roll: a gait's oscillations are a few degrees
 # (vdP97 §2.6's procedural pitch and roll); a rear is not steadied away
 KERNEL_REACH = 17.0  # omega tau: the steady filter's kernel (1 + x) e^-x is below 1e-6 of its peak beyond
@@ -124,10 +127,11 @@ class BodyParams:
     # Horses and dogs hold the head steadier in space than the trunk at the trot (Dunbar, Macpherson,
     # Simmons & Zarcades 2008, J. Exp. Biol. 211, "Stabilization and mobility of the head, neck and trunk in
     # horses during overground locomotion"); 0.9 as the walking attributes' head_steady (body/walking.py)
-    steady_cutoff: float = 1.0  # hertz: the low-pass that takes the bob out. Quadrupeds' walks and trots
-    # stride at about 1 Hz (a horse) to 3-4 Hz (a cat) (Heglund & Taylor 1988, J. Exp. Biol. 138, "Speed,
-    # stride frequency and energy cost per stride"), and the body bobs twice a stride: at 2 Hz and above this
-    # filter (gain 1 / (1 + (f / cutoff)^2)^2) passes at most 4 %, while a climb or a jump's rise come through
+    steady_cutoff: float = 1.0  # hertz: the low-pass that takes the bob out. Stride frequency falls with body
+    # size, to about 1 Hz in a walking horse and near 4 Hz in a cat's fast trot (Heglund & Taylor 1988, J.
+    # Exp. Biol. 138, "Speed, stride frequency and energy cost per stride: how do they change with body size
+    # and gait?"), and the body bobs twice a stride: at 2 Hz and above this filter (gain
+    # 1 / (1 + (f / cutoff)^2)^2) passes at most 4 %, while a climb comes through
     # Tail
     tail_segments: int = 4  # joints along the tail (the Rigify wolf's and cat's four tail bones)
     tail_length: float | None = None  # metres; None: WOLF_TAIL_LENGTH body lengths
@@ -181,7 +185,7 @@ def reconstruct(times, hind, fore, yaw, params: BodyParams = BodyParams(), *, lo
     step = (t[-1] - t[0]) / (len(t) - 1)
     axis = fore - hind
     body_length = float(np.median(np.linalg.norm(axis, axis=1)))
-    p = _resolved(params, body_length, len(t) - 1 if loop else None)
+    p = _resolved(params, body_length)
     if loop:
         _check_loop_closes(hind, fore, body_length)
     tail_start = _checked_tail_start(tail_start, p.tail_segments, loop)
@@ -258,7 +262,7 @@ def _array(name, value, ndim):
     return out
 
 
-def _resolved(params: BodyParams, body_length: float, period_frames) -> BodyParams:
+def _resolved(params: BodyParams, body_length: float) -> BodyParams:
     """The parameters with their None defaults worked out from the body length, each checked."""
     if not isinstance(params, BodyParams):
         raise BodyInputError(f"params: a BodyParams, not {type(params).__name__}")
@@ -279,7 +283,7 @@ def _resolved(params: BodyParams, body_length: float, period_frames) -> BodyPara
         values[name] = offset
     if np.linalg.norm(values["head_offset"] - values["neck_offset"]) < 1e-6:
         raise BodyInputError("params.head_offset: on the neck's base; the neck has no length")
-    bounds = {"max_bend": (1e-3, math.pi), "tangent_span": (1e-6, MAX_DISTANCE), "bank_gain": (0.0, 10.0),
+    bounds = {"max_bend": (1e-3, math.pi),  # what the computation can use (design), not what looks good "tangent_span": (1e-6, MAX_DISTANCE), "bank_gain": (0.0, 10.0),
               "bank_window": (0.0, 60.0), "lookahead": (0.0, 60.0), "max_head_turn": (1e-3, math.pi),
               "neck_yaw_share": (0.0, 1.0), "head_steady": (0.0, 1.0), "steady_cutoff": (1e-3, 1e3),
               "tail_length": (1e-6, MAX_DISTANCE), "tail_damping": (1e-3, 100.0), "tail_compliance": (0.0, 10.0),
@@ -517,9 +521,9 @@ def _zero_phase_low_pass(extend: _Extension, values, cutoff):
 
 def _pitch_to_height(turned, reach, change):
     """The neck's pitch (N,) about its right axis that lifts the head by `change` (N,): to first order,
-    change over how fast pitching lifts the head (its reach's horizontal part, rho sin(phase)), softly at most
-    NECK_STEADY. Where the neck stands near upright (pitching barely lifts the head, and which way to pitch is
-    undecided) the change fades out first, so the pitch never flips."""
+    change over how fast pitching lifts the head, softly at most NECK_STEADY. Where the neck stands near
+    upright (pitching barely lifts the head, and which way to pitch is undecided) the change fades out
+    first, so the pitch never flips."""
     row = turned[:, 2, :]  # world height of each local axis
     b = row[:, 1] * reach[1] + row[:, 2] * reach[2]  # the head's height above the base: a + b cos + c sin
     c = row[:, 2] * reach[1] - row[:, 1] * reach[2]
@@ -651,9 +655,9 @@ def _wrapped(angle):
     return (np.asarray(angle) + np.pi) % (2.0 * np.pi) - np.pi
 
 
-def _soft_limit(angle, limit, knee=0.5):
-    """The angle itself up to `knee` of the limit, then easing (tanh, matching slope) toward the limit."""
-    knee = knee * limit
+def _soft_limit(angle, limit):
+    """The angle itself up to half the limit, then easing (tanh, matching slope) toward the limit."""
+    knee = limit / 2.0
     size = np.abs(angle)
     eased = knee + (limit - knee) * np.tanh(np.maximum(size - knee, 0.0) / (limit - knee))
     return np.sign(angle) * np.where(size <= knee, size, eased)

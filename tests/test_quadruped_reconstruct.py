@@ -408,15 +408,51 @@ def test_tail_swings_opposite_to_a_shove_and_settles_at_its_frequency_and_dampin
 
 def test_tail_drops_when_the_hips_rise_and_its_tip_lags():
     """A climb's onset (the body accelerating upwards) drops the tail; the tip joint, slower, peaks later."""
-    t = frames(3.0)
-    u = np.clip((t - 0.5) / 0.4, 0.0, 1.0)
-    z = HEIGHT + 0.3 * 0.4 * (u ** 3 - u ** 4 / 2) + 0.3 * np.maximum(t - 0.9, 0.0)
-    hind = np.column_stack([np.zeros_like(t), t, z])
-    pose = reconstruct(t, hind, hind + [0.0, BODY, 0.0], np.zeros_like(t), NO_BANK)
+    t, hind, fore, yaw = climb_onset()
+    pose = reconstruct(t, hind, fore, yaw, NO_BANK)
     assert pose.tail_up[(t > 0.5) & (t < 0.9), 0].min() < -0.005
     assert pose.tail_up[t < 0.45].max() == pytest.approx(0.0, abs=1e-12)
     assert t[np.argmin(pose.tail_up[:, -1])] > t[np.argmin(pose.tail_up[:, 0])]
     assert np.allclose(pose.tail_side, 0.0, atol=1e-12)
+
+
+def climb_onset(duration=3.0):
+    """Walking along +Y, level, the body starting to rise at 0.3 m/s over 0.4 s from t = 0.5 s."""
+    t = frames(duration)
+    u = np.clip((t - 0.5) / 0.4, 0.0, 1.0)
+    z = HEIGHT + 0.3 * 0.4 * (u ** 3 - u ** 4 / 2) + 0.3 * np.maximum(t - 0.9, 0.0)
+    hind = np.column_stack([np.zeros_like(t), t, z])
+    return t, hind, hind + [0.0, BODY, 0.0], np.zeros_like(t)
+
+
+@pytest.mark.parametrize("damping", [0.3, 1.0, 2.0])
+def test_tail_integration_is_exact(damping):
+    """Under-, critically and over-damped, the closed-form discretisation matches a fine Runge-Kutta
+    integration of x'' + 2 zeta omega x' + omega^2 (x - target) = 0, the target held over each frame at the
+    mean of its ends (the pelvis level here: the target is -compliance a_z / (g joints))."""
+    t, hind, fore, yaw = climb_onset()
+    params = BodyParams(bank_gain=0.0, tail_damping=damping, tail_frequency=1.3, tail_tip_lag=0.0)
+    pose = reconstruct(t, hind, fore, yaw, params)
+    inner = np.diff(hind[:, 2], 2) * FPS ** 2
+    lift = np.concatenate([inner[:1], inner, inner[-1:]])
+    target = -0.5 * lift / 9.81 / 4
+    held = 0.5 * (target[1:] + target[:-1])
+    omega, substeps = 2 * math.pi * 1.3, 20
+    h = 1 / FPS / substeps
+
+    def slope(state, goal):
+        return np.array([state[1], -2 * damping * omega * state[1] - omega ** 2 * (state[0] - goal)])
+
+    state, states = np.array([target[0], 0.0]), [np.array([target[0], 0.0])]
+    for goal in held:
+        for _ in range(substeps):
+            k1 = slope(state, goal)
+            k2 = slope(state + h / 2 * k1, goal)
+            k3 = slope(state + h / 2 * k2, goal)
+            k4 = slope(state + h * k3, goal)
+            state = state + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        states.append(state)
+    assert pose.tail_state[:, 0, 1] == pytest.approx(np.array(states), abs=1e-9)
 
 
 def test_tail_starts_at_rest_in_its_steady_state():

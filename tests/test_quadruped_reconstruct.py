@@ -556,7 +556,7 @@ def test_degenerate_bodies_loops_and_parameters_are_named():
     for params, named in ((BodyParams(tail_damping=-0.1), "tail_damping"), (BodyParams(spine_segments=0),
                           "spine_segments"), (BodyParams(head_offset=(0.0, 1.0)), "head_offset"),
                           (BodyParams(tail_frequency=float("nan")), "tail_frequency"),
-                          (BodyParams(lookahead="soon"), "lookahead")):
+                          (BodyParams(lookahead="soon"), "lookahead"), (BodyParams(tangent_span=0.0), "tangent_span")):
         with pytest.raises(BodyInputError, match=named):
             reconstruct(t, hind, fore, yaw, params)
     with pytest.raises(BodyInputError, match="tail_start"):

@@ -283,7 +283,8 @@ def _resolved(params: BodyParams, body_length: float) -> BodyParams:
         values[name] = offset
     if np.linalg.norm(values["head_offset"] - values["neck_offset"]) < 1e-6:
         raise BodyInputError("params.head_offset: on the neck's base; the neck has no length")
-    bounds = {"max_bend": (1e-3, math.pi),  # what the computation can use (design), not what looks good "tangent_span": (1e-6, MAX_DISTANCE), "bank_gain": (0.0, 10.0),
+    # what the computation can use (design), not what looks good
+    bounds = {"max_bend": (1e-3, math.pi), "tangent_span": (1e-6, MAX_DISTANCE), "bank_gain": (0.0, 10.0),
               "bank_window": (0.0, 60.0), "lookahead": (0.0, 60.0), "max_head_turn": (1e-3, math.pi),
               "neck_yaw_share": (0.0, 1.0), "head_steady": (0.0, 1.0), "steady_cutoff": (1e-3, 1e3),
               "tail_length": (1e-6, MAX_DISTANCE), "tail_damping": (1e-3, 100.0), "tail_compliance": (0.0, 10.0),

@@ -225,3 +225,18 @@ def test_a_lifted_foot_stays_within_its_own_legs_reach():
     for foot, leg in motion.report["leg_length"].items():
         assert leg["swing_max"] <= leg["max_allowed"] + 1e-9, foot
     assert motion.report["leg_length"]["LF"]["max_allowed"] < motion.report["leg_length"]["LH"]["max_allowed"]
+
+
+def test_an_explicit_quadruped_without_a_preset_gets_the_two_mass_body():
+    """A character object of four quadruped feet, hips and lengths, no preset: solved with two masses at the
+    documented defaults (fore share 0.6, spine stiffness 400 N/m/kg), every leg the two lengths given."""
+    dog = preset("dog")
+    explicit = character_from_json({
+        "feet": ["LH", "RH", "LF", "RF"],
+        "hip_offsets": {foot: hip.tolist() for foot, hip in zip(dog.feet, dog.hip_offsets)},
+        "leg_length_nominal": 0.714, "leg_length_max": 0.78, "foot_length": 0.08, "foot_width": 0.06})
+    assert explicit.is_quadruped and (explicit.fore_share, explicit.spine_stiffness) == (0.6, 400.0)
+    assert explicit.max_lengths.tolist() == [0.78] * 4
+    motion = biped.solve(gait_track(explicit, "trot", 2.0, 4.0), explicit)
+    assert motion.body_points.shape[1] == 2
+    assert motion.report["mass_points"]["fore"]["non_physical_force"]["mean"] <= 0.05

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from footprint_locomotion.solver import biped, optimize
+from footprint_locomotion.solver import biped
 from footprint_locomotion.solver.character import GRAVITY, character_from_json, preset
 from footprint_locomotion.solver.errors import CharacterError
 from footprint_locomotion.solver.motion import report_warnings
@@ -16,6 +16,7 @@ from footprint_locomotion.solver.quadruped.gait_track import gait_track
 from footprint_locomotion.solver.quadruped.two_mass import TwoMassProblem, body_of
 from footprint_locomotion.solver.terrain import HeightField
 from footprint_locomotion.solver.track import make_track
+from solver_checks import assert_derivatives_match, dense_normal_equations
 
 SLOPE = np.radians(15.0)
 
@@ -51,46 +52,22 @@ def test_two_mass_derivatives_match_finite_differences():
         track = gait_track(dog, gait, speed, 4.0)
         if ground is not None:
             track = on_terrain(track, ground)
-        problem = TwoMassProblem([(track, dog, ground)])
-        free = optimize.levenberg_marquardt(problem, max_iterations=4).free
-        p, a = problem.sample_states(free)
-        _r, jp, ja = problem.residuals(p, a, jacobian=True)
-        step = 1e-6
-        for k in range(6):
-            e = np.zeros(6)
-            e[k] = step
-            fd_p = (problem.residuals(p + e, a) - problem.residuals(p - e, a)) / (2 * step)
-            fd_a = (problem.residuals(p, a + e) - problem.residuals(p, a - e)) / (2 * step)
-            # Kinks (a leg leaving the barrier, a face change) can sit between the two probes: allow a few.
-            assert np.mean(np.abs(fd_p - jp[..., k]) < 1e-5 * (1 + np.abs(fd_p))) > 0.995, (gait, k)
-            assert np.mean(np.abs(fd_a - ja[..., k]) < 1e-5 * (1 + np.abs(fd_a))) > 0.995, (gait, k)
+        assert_derivatives_match(TwoMassProblem([(track, dog, ground)]))
 
 
 def test_two_mass_normal_equations_match_the_dense_jacobian():
     """linearize() with six components per knot (and the flights' maps) equals J^T J and J^T r of the
     dense Jacobian."""
     dog = preset("dog")
-    track = gait_track(dog, "rotary_gallop", 6.0, 3.0)
-    problem = TwoMassProblem([(track, dog, None)])
-    rng = np.random.default_rng(18)
-    free = problem.initial_free() + rng.normal(size=(problem.n_free, 12)) * 0.02
-    basis, offset, pair = problem.sample_basis()
-    y = np.einsum("sij,sj->si", basis, free[pair].reshape(len(pair), 24)) + offset
-    r, dp, da = problem.residuals(y[:, :6], y[:, 6:], jacobian=True)
-    local = np.concatenate([dp, da], axis=2) @ basis
-    n = problem.n_free
-    jac = np.zeros(r.shape + (n, 12))
-    rows = np.arange(len(r))
-    jac[rows, :, pair[:, 0]] += local[:, :, :12]
-    jac[rows, :, pair[:, 1]] += local[:, :, 12:]
-    jac = np.vstack([jac.reshape(r.size, -1), problem.end_jacobian()])
-    residuals = np.concatenate([r.ravel(), problem.end_residuals(free).ravel()])
-    jtj, jtr = jac.T @ jac, jac.T @ residuals
+    problem = TwoMassProblem([(gait_track(dog, "rotary_gallop", 6.0, 3.0), dog, None)])
+    free = problem.initial_free() + np.random.default_rng(18).normal(size=(problem.n_free, 12)) * 0.02
+    jtj, jtr, rtr = dense_normal_equations(problem, free)
     energies, diag, upper, grad = problem.linearize(free)
+    n = problem.n_free
     blocks = jtj.reshape(n, 12, n, 12)
     scale = np.abs(jtj).max()
     assert problem.parts[0].schedule.flight.any()
-    assert np.allclose(energies.sum(), residuals @ residuals, rtol=1e-12)
+    assert np.allclose(energies.sum(), rtr, rtol=1e-12)
     assert np.allclose(diag, blocks[np.arange(n), :, np.arange(n)], rtol=0, atol=1e-11 * scale)
     assert np.allclose(upper, blocks[np.arange(n - 1), :, np.arange(1, n)], rtol=0, atol=1e-11 * scale)
     assert np.allclose(grad.ravel(), jtr, rtol=0, atol=1e-11 * np.abs(jtr).max())

@@ -18,6 +18,7 @@ from footprint_locomotion.solver.problem import Problem, Window, clear_timing_ca
 from footprint_locomotion.solver.schedule import build_schedule
 from footprint_locomotion.solver.terrain import FlatTerrain
 from footprint_locomotion.solver.track import load_track, make_track, parse_track_text
+from solver_checks import assert_derivatives_match, dense_normal_equations
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 SCENARIOS = sorted(os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(DATA, "*.json")))
@@ -584,34 +585,7 @@ def test_cone_projection_cases():
 def test_analytic_jacobian_matches_finite_differences():
     for name in ("fig1", "stairs", "bumpy_run"):
         t = track(name)
-        problem = Problem([(t,) + biped.resolve(t)])
-        x = optimize.levenberg_marquardt(problem, max_iterations=4).free
-        p, a = problem.sample_states(x)
-        r, jp, ja = problem.residuals(p, a, jacobian=True)
-        h = 1e-6
-        for k in range(3):
-            e = np.zeros(3)
-            e[k] = h
-            fd_p = (problem.residuals(p + e, a) - problem.residuals(p - e, a)) / (2 * h)
-            fd_a = (problem.residuals(p, a + e) - problem.residuals(p, a - e)) / (2 * h)
-            # Kinks (a leg leaving the barrier, a face change) can sit between the two probes: allow a few.
-            assert np.mean(np.abs(fd_p - jp[..., k]) < 1e-5 * (1 + np.abs(fd_p))) > 0.995
-            assert np.mean(np.abs(fd_a - ja[..., k]) < 1e-5 * (1 + np.abs(fd_a))) > 0.995
-
-
-def dense_normal_equations(problem, free):
-    """J^T J, J^T r and r^T r of the whole problem, built naively from each sample's dense Jacobian."""
-    basis, offset, pair = problem.sample_basis()
-    y = np.einsum("sij,sj->si", basis, free[pair].reshape(len(pair), 12)) + offset
-    r, dp, da = problem.residuals(y[:, :3], y[:, 3:], jacobian=True)
-    local = np.concatenate([dp, da], axis=2) @ basis  # (S, R, 12)
-    jac = np.zeros(r.shape + (problem.n_free, 6))
-    rows = np.arange(len(r))
-    jac[rows, :, pair[:, 0]] += local[:, :, :6]
-    jac[rows, :, pair[:, 1]] += local[:, :, 6:]
-    jac = np.vstack([jac.reshape(r.size, -1), problem.end_jacobian()])
-    r = np.concatenate([r.ravel(), problem.end_residuals(free).ravel()])
-    return jac.T @ jac, jac.T @ r, float(r @ r)
+        assert_derivatives_match(Problem([(t,) + biped.resolve(t)]))
 
 
 def test_normal_equations_match_the_dense_jacobian():

@@ -33,8 +33,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import orientation, physics
-from ..character import GRAVITY, Character
-from ..problem import Problem, Weights, _knot_centres, per_leg, samples_last
+from ..character import Character
+from ..problem import Problem, Weights, per_leg, samples_last
 from ..spline import GRAVITY_VECTOR
 
 HIND_FEET, FORE_FEET = ("LH", "RH"), ("LF", "RF")

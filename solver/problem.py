@@ -554,15 +554,18 @@ class Problem:
         r, dp, da = self.evaluate(*self._states_of(free, a.segments, a.samples), rows, jacobian=True)
         # Per sample, J^T J in its own [p, a] (blocks (u, v)) and J^T r: only the physics rows depend on a.
         n, dim, physical = r.shape[1], self.dim, self.physics_rows
+        # Batched per sample (samples first: matmul over the residual rows is several times quicker than a
+        # broadcast product summed), then samples last again for the sums over segments below.
+        jp, ja = (np.ascontiguousarray(j.transpose(2, 0, 1)) for j in (dp, da))  # (S, R, D), (S, P, D)
+        jp_t, ja_t = jp.transpose(0, 2, 1), ja.transpose(0, 2, 1)
         blocks = np.empty((2, 2, dim, dim, n))
-        moving = dp[np.logical_or.reduce(dp.reshape(len(dp), -1) != 0.0, 1)]  # not the rows idle throughout
-        np.add.reduce(moving[:, :, None] * moving[:, None, :], 0, out=blocks[0, 0])
-        np.add.reduce(dp[:physical, :, None] * da[:, None, :], 0, out=blocks[0, 1])
+        blocks[0, 0] = (jp_t @ jp).transpose(1, 2, 0)
+        blocks[0, 1] = (jp_t[..., :physical] @ ja).transpose(1, 2, 0)
         blocks[1, 0] = blocks[0, 1].swapaxes(0, 1)
-        np.add.reduce(da[:, :, None] * da[:, None, :], 0, out=blocks[1, 1])
+        blocks[1, 1] = (ja_t @ ja).transpose(1, 2, 0)
         gradient = np.empty((2, dim, n))
-        np.add.reduce(dp * r[:, None], 0, out=gradient[0])
-        np.add.reduce(da * r[:physical, None], 0, out=gradient[1])
+        gradient[0] = (jp_t @ r.T[..., None])[..., 0].T
+        gradient[1] = (ja_t @ r[:physical].T[..., None])[..., 0].T
         # Onto each segment's controls: control k moves sample i's p by cp_k and its a by ca_k, fixed weights
         # times the segment's scale, so each sum over a segment's samples is one product for all segments.
         per, seg, n_seg = self.samples_per_segment, a.segments, a.segments.stop - a.segments.start

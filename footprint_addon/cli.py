@@ -100,12 +100,67 @@ def _gait(args):
         raise FootprintError(f"--gait, --speed and --distance give {len(names)}, {len(speeds)} and {len(distances)} "
                              "values; give one of each per section")
     sections = [quadruped_gaits.Section(*values) for values in zip(names, speeds, distances)]
-    track = quadruped_gaits.sections_track(character_from_json(args.character), sections, args.turn_radius)
-    write_atomically(args.output, dumps(track_to_json(track)))
+    terrain, jumps = _gait_ground(args)
+    laid = quadruped_gaits.layout(character_from_json(args.character), sections, args.turn_radius, terrain=terrain,
+                                  jumps=jumps)
+    track = laid.track
+    write_atomically(args.output, dumps(track_to_json(track)), inputs=[args.terrain] if args.terrain else ())
     span = track.liftoff.max() - track.contact.min()
     print(f"gait: {args.character} {args.gait} at {args.speed} m/s, {len(track)} footprints over {span:.2f} s "
           f"-> {args.output}")
+    for flight in laid.flights:
+        print(f"gait: {flight.jump.describe(flight.number)}: a {flight.gait} flight of {flight.duration:.3f} s at "
+              f"{flight.speed:g} m/s, rising {flight.rise:.2f} m, landing {flight.dz:+.2f} m")
     return 0
+
+
+def _gait_ground(args):
+    """The terrain and jumps of the gait command's --slope, --terrain, --ramp and --jump (errors name them)."""
+    from ..solver.quadruped import jumps as quadruped_jumps, terrains
+
+    terrain, jumps = None, []
+    if args.turn_radius is not None and args.ramp is not None:
+        raise FootprintError("--ramp lies across the straight path along +Y: give no --turn-radius with it")
+    try:
+        if args.slope is not None:
+            terrain = terrains.slope(args.slope)
+    except FootprintError as exc:
+        raise type(exc)(f"--slope {args.slope:g}: {exc}") from None
+    if args.terrain is not None:
+        terrain = _terrain_file(args.terrain)
+    for k, values in enumerate(args.jump or [], 1):
+        try:
+            numbers = [float(value) for value in values]
+        except ValueError:
+            numbers = []
+        if len(numbers) not in (2, 3):
+            raise FootprintError(f"--jump {' '.join(values)}: give START LENGTH [HEIGHT], numbers of metres")
+        jumps.append(quadruped_jumps.Jump(*numbers, name=f"--jump {k}"))
+    if args.ramp is not None:
+        try:
+            terrain, ramp_jumps = terrains.ramp(*args.ramp)
+        except FootprintError as exc:
+            raise type(exc)(f"--ramp {' '.join(f'{v:g}' for v in args.ramp)}: {exc}") from None
+        jumps += ramp_jumps
+    return terrain, jumps
+
+
+def _terrain_file(path):
+    """A terrain JSON: a track's "terrain" ({"flat": z} or {"heightfield": {...}}), or a track holding one."""
+    from ..solver import json_input
+    from ..solver.terrain import terrain_from_json
+
+    data = json_input.load(path, what="terrain file")
+    if isinstance(data, dict) and "terrain" in data and not {"flat", "heightfield"} & set(data):
+        data = data["terrain"]
+    try:
+        terrain = terrain_from_json(data)
+    except FootprintError as exc:
+        raise type(exc)(f"{path}: {exc}") from None
+    if terrain is None:
+        raise FootprintError(f'{path}: not a terrain: expected {{"flat": z}} or {{"heightfield": {{"origin": [x, y], '
+                             f'"spacing": d, "heights": [[...], ...]}}}}')
+    return terrain
 
 
 def _numbers(text, option):
@@ -179,6 +234,15 @@ def _positive_int(text):
     return value
 
 
+class _GaitHelp(argparse.HelpFormatter):
+    """gait --help: --jump takes START LENGTH [HEIGHT] (argparse would show an open-ended list)."""
+
+    def _format_args(self, action, default_metavar):
+        if action.dest == "jump":
+            return "START LENGTH [HEIGHT]"
+        return super()._format_args(action, default_metavar)
+
+
 def parser():
     p = argparse.ArgumentParser(prog="footprint_locomotion", description="Footprint Locomotion")
     sub = p.add_subparsers(dest="command", required=True,
@@ -209,8 +273,9 @@ def parser():
     run.add_argument("--stop-standing", action="store_true")
     run.add_argument("--output", required=True)
     run.set_defaults(run=_running)
-    gait = sub.add_parser("gait", help="a quadruped footprint track for a gait at a speed (Torkos 1998 §3.3; "
-                                        "stride by Alexander's dynamic similarity)")
+    gait = sub.add_parser("gait", formatter_class=_GaitHelp,
+                          help="a quadruped footprint track for a gait at a speed (Torkos 1998 §3.3; stride by "
+                               "Alexander's dynamic similarity), on a terrain, over jumps")
     gait.add_argument("--character", required=True, help="a quadruped preset: " + ", ".join(QUADRUPEDS))
     gait.add_argument("--gait", required=True, metavar="GAIT[,GAIT...]",
                       help="one of " + ", ".join(GAIT_NAMES) + " (auto: by Froude number, as animals choose); "
@@ -219,6 +284,20 @@ def parser():
     gait.add_argument("--distance", required=True, metavar="M[,M...]", help="metres along the path, one per gait")
     gait.add_argument("--turn-radius", type=float, help="metres; positive turns left, negative right "
                                                        "(default: straight along +Y)")
+    ground = gait.add_mutually_exclusive_group()
+    ground.add_argument("--slope", type=float, metavar="DEG",
+                        help="the ground a plane rising DEG degrees along +Y (negative: falling), at most 45; "
+                             "distances and speeds are along the ground")
+    ground.add_argument("--terrain", metavar="FILE.json",
+                        help='a terrain as a track\'s "terrain": {"flat": z} or {"heightfield": {"origin": [x, y], '
+                             '"spacing": d, "heights": [[...], ...]}} (or a track file holding one)')
+    ground.add_argument("--ramp", type=float, nargs=3, metavar=("START", "LENGTH", "HEIGHT"),
+                        help="Torkos' ramp: a platform HEIGHT m high from START to START+LENGTH m along the path, "
+                             "jumped onto and off (straight paths)")
+    gait.add_argument("--jump", action="append", nargs="+",
+                      help="repeatable: no foot lands from START to START+LENGTH m along the path (a gap; HEIGHT: "
+                           "an obstacle that high to clear); the gait's own flight is stretched over it, timed by "
+                           "ballistics at the gait's speed (a walk jumps with a trot's stride)")
     gait.add_argument("--output", required=True, help="track JSON to write")
     gait.set_defaults(run=_gait)
     bake = sub.add_parser("bake", help="bake a track of a .blend onto a rig, save the result as a new .blend")

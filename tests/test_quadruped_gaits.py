@@ -1,6 +1,7 @@
 """Quadruped gaits (Torkos §3.3; Hildebrand's footfall phases, Alexander's dynamic similarity): the tracks
-`gait` makes keep the footfall order and phases, the speed and the flights of the gait they name, and solve
-into motion that is physical (flat ground; the two-mass body comes later)."""
+`gait` makes keep the footfall order and phases, the speed (along the ground, up and down 15 degree slopes
+too) and the flights of the gait they name, and solve into motion that is physical (flat ground; terrain and
+jumps: test_quadruped_terrain_tracks.py)."""
 
 import importlib
 import json
@@ -31,9 +32,9 @@ def has_flight(gait, duty):
     return bool((~down.any(axis=1)).any())
 
 
-def make(solver, name, gait, speed, distance=25.0, turn_radius=None):
+def make(solver, name, gait, speed, distance=25.0, turn_radius=None, terrain=None):
     character = solver("character").preset(name)
-    track = solver("quadruped.gait_track").gait_track(character, gait, speed, distance, turn_radius)
+    track = solver("quadruped.gait_track").gait_track(character, gait, speed, distance, turn_radius, terrain=terrain)
     return character, track
 
 
@@ -43,9 +44,12 @@ def stride_of(solver, character, gait, speed):
     return gaits.stride_length(speed, h), gaits.GAITS[gait]
 
 
+@pytest.mark.parametrize("slope", [None, 15.0, -15.0], ids=["flat", "up15", "down15"])
 @pytest.mark.parametrize("name, gait, speed", CASES)
-def test_footfall_order_phases_and_speed_are_the_gaits(solver, name, gait, speed):
-    character, track = make(solver, name, gait, speed)
+def test_footfall_order_phases_and_speed_are_the_gaits(solver, name, gait, speed, slope):
+    """On flat ground and up and down a 15 degree slope: the footfalls, and the speed along the ground."""
+    terrain = None if slope is None else solver("quadruped.terrains").slope(slope)
+    character, track = make(solver, name, gait, speed, terrain=terrain)
     stride, template = stride_of(solver, character, gait, speed)
     period = stride / speed
     # Alexander 1976: stride / hip height = 2.3 Fr^0.3
@@ -61,11 +65,19 @@ def test_footfall_order_phases_and_speed_are_the_gaits(solver, name, gait, speed
     # The footfall order within a stride is the template's.
     stride0 = np.argsort(track.contact, kind="stable")[:4]
     assert [template.phases[f] for f in track.feet[stride0]] == sorted(template.phases.values())
-    # Mean speed: each foot's footprints advance one stride per period.
+    # Mean speed along the ground: each foot's footprints advance one stride (on the ground: in 3D) per period,
+    # and each stands on the terrain.
     for foot in template.phases:
         positions = track.positions[track.feet == foot][np.argsort(track.contact[track.feet == foot])]
-        advance = np.linalg.norm(np.diff(positions[:, :2], axis=0), axis=1) / period
+        advance = np.linalg.norm(np.diff(positions, axis=0), axis=1) / period
         assert np.abs(advance / speed - 1.0).max() <= 0.03
+    ground = np.zeros(len(track)) if terrain is None else terrain.heights(track.positions[:, :2])
+    assert np.abs(track.positions[:, 2] - ground).max() <= 1e-3
+    if slope is not None:  # in plan the body covers v cos 15 (the speed is along the slope, not across the map)
+        lh = track.positions[track.feet == "LH"][np.argsort(track.contact[track.feet == "LH"])]
+        plan = np.diff(lh[:, 1]) / period
+        assert np.allclose(plan, speed * np.cos(np.radians(15.0)), rtol=0.01)
+        assert np.all(np.sign(np.diff(lh[:, 2])) == np.sign(slope))
 
 
 @pytest.mark.parametrize("name, gait, speed", CASES)

@@ -16,7 +16,8 @@ are along the ground (ground.py): the body is pitched with it, so the hips' offs
 along the slope; every footprint stands on the terrain (its height the terrain's under it; the track format
 has no tilt: the solver tilts a foot flush with the terrain's normal), and the track carries the terrain.
 Jumps (jumps.py) stretch one of the gait's own flights over each gap or obstacle; a walk's jump stride is a
-trot's.
+trot's. A section still walks its distance in strides: what a jump's flight carries beyond the gait's own
+flight lengthens the path by as much (jumps never shorten a section).
 """
 
 from __future__ import annotations

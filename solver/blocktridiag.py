@@ -13,13 +13,14 @@ import numpy as np
 
 
 DENSE_LIMIT = 28  # up to this many 6 x 6 blocks per system one dense solve beats the reduction's numpy call
-# count (measured: 24 blocks 0.24 against 0.69 ms, 32 blocks 0.80 against 0.79 ms); larger blocks cross over
-# at as many rows (dense_limit): a quadruped's 12 x 12 at 14 blocks
+# count (measured: 24 blocks 0.24 against 0.69 ms, 32 blocks 0.80 against 0.79 ms)
+DENSE_LIMITS = {6: DENSE_LIMIT, 12: 10}  # by block size: a quadruped's 12 x 12 blocks cross over sooner
+# (measured on one thread: 8 blocks 0.10 ms dense, 14 blocks 0.39 dense against 0.33 reduced)
 
 
 def dense_limit(block_size):
-    """The most blocks of this size per system that are solved dense (DENSE_LIMIT rows of 6)."""
-    return max(DENSE_LIMIT * 6 // block_size, 2)
+    """The most blocks of this size per system that are solved dense."""
+    return DENSE_LIMITS.get(block_size, max(DENSE_LIMIT * 6 // block_size, 2))
 
 
 def solve(diag, upper, rhs, shift=None, sizes=None):

@@ -127,7 +127,8 @@ class TwoMassProblem(Problem):
         barrier_rows = np.repeat([False, False, True, False], [9, legs, legs, 2])
         self.root_weight = np.sqrt(row_weight[:, None] * np.where(barrier_rows[:, None], self.barrier_dt, self.dt))
         self.standing = physics.standing_faces(self.active)
-        self.standing_hind, self.standing_fore = (physics.standing_faces(self.active[mass]) for mass in self.mass_legs)
+        # Each mass's cone (two legs: four faces), (faces, mass, S): both projected in one call (evaluate).
+        self.standing_masses = np.stack([physics.standing_faces(self.active[mass]) for mass in self.mass_legs], 1)
 
     def _initial_positions(self, schedule, character):
         """Torkos §4.7: the COM above the supporting footprints at the body's height, the two masses on a
@@ -163,15 +164,20 @@ class TwoMassProblem(Problem):
         # The three points: (required leg force, legs, standing faces). Every leg pushes along the line from
         # its foot to its own mass point, in the COM's term too (see the module's docstring).
         points = [(a[:3] - weight, slice(None), self._rows("standing", rows)),
-                  (hind_share * (a[:3] - share * a[3:] - weight) - spring, self.mass_legs[0],
-                   self._rows("standing_hind", rows)),
-                  (share * (a[:3] + hind_share * a[3:] - weight) + spring, self.mass_legs[1],
-                   self._rows("standing_fore", rows))]
+                  (hind_share * (a[:3] - share * a[3:] - weight) - spring, self.mass_legs[0], None),
+                  (share * (a[:3] + hind_share * a[3:] - weight) + spring, self.mass_legs[1], None)]
         to_mass = mass_of_leg - support
         distance = np.maximum(np.sqrt(np.add.reduce(to_mass * to_mass, 0)), 1e-9)
         directions = to_mass / distance
-        projected = [physics.project(force, directions[:, legs], standing, jacobian)
-                     for force, legs, standing in points]
+        com = physics.project(points[0][0], directions, points[0][2], jacobian)
+        # The two masses on two legs each: one projection of both, side by side along the samples.
+        n = p.shape[1]
+        both = physics.project(np.concatenate([points[1][0], points[2][0]], axis=1),
+                               np.concatenate([directions[:, legs] for _force, legs, _standing in points[1:]], axis=-1),
+                               self._rows("standing_masses", rows).reshape(4, -1), jacobian)
+        halves = [tuple(value[..., :n] for value in both), tuple(value[..., n:] for value in both)] if jacobian \
+            else [both[:, :n], both[:, n:]]
+        projected = [com] + halves
         phys = [result[0] if jacobian else result for result in projected]
         stretch = length - self._rows("limit", rows)
         over = self._rows("reaching", rows) & (stretch > 0.0)
@@ -187,7 +193,6 @@ class TwoMassProblem(Problem):
         r *= root_weight
         if not jacobian:
             return r
-        n = p.shape[1]
         dp = np.zeros((len(r), 6, n))
         da = np.zeros((9, 6, n))
         eye = np.eye(3)[..., None]

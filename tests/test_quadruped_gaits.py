@@ -164,21 +164,6 @@ def test_gait_command_writes_a_track_that_solves_and_refuses_bad_input(tmp_path)
     assert proc.returncode == 1 and "'dog' is a quadruped: its feet must be the four" in proc.stderr
 
 
-def test_blender_refuses_a_quadruped_track_for_now_and_offers_bipeds_only(clean, solver, tmp_path):
-    import bpy
-
-    _character, track = make(solver, "dog", "trot", 2.0, distance=3.0)
-    path = tmp_path / "trot.json"
-    track_module = solver("track")
-    path.write_text(track_module.dumps(track_module.track_to_json(track)))
-    with pytest.raises(RuntimeError, match="a quadruped track; Blender takes biped tracks for now"):
-        bpy.ops.footprint.import_json(filepath=str(path))
-    assert not [c for c in bpy.data.collections if c.footprint_track.is_track]
-    settings = bpy.data.collections.new("probe").footprint_track
-    items = {item.identifier for item in settings.bl_rna.properties["character"].enum_items}
-    assert items == {"human", "bird", "dinosaur"}
-
-
 def test_the_optimiser_starts_a_quadruped_where_its_hips_put_its_body(solver):
     """The starting knots take each footprint's hip offset along the body off it (a dog's hind feet stand
     0.4 m behind its centre of mass, the fore 0.26 m ahead): the 12-stride trot of the bench converges in

@@ -113,6 +113,12 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
             reuse = (previous, (affected, changed))
     else:
         result = METHODS[method](problem) if start is None else METHODS[method](problem, start)
+        if weights is None and problem.firmer_weights is not None and (problem.leg_overreach(result.free) > 0).any():
+            # A leg past l_max: the barrier firmer, from where the solve stopped (penalty continuation).
+            problem, before = models[0](items, problem.firmer_weights), result
+            result = METHODS[method](problem, before.free)
+            result.iterations += before.iterations
+            result.evaluations += before.evaluations
     motions = [sample_motion(problem, part, result.free[part.free], fps, t, *reuse)
                for part, t in zip(problem.parts, times)]
     elapsed = time.perf_counter() - started

@@ -214,6 +214,7 @@ class Problem:
     gravity = GRAVITY_VECTOR
     physics_rows = 3
     default_weights = Weights()
+    firmer_weights = None  # the weights a solve continues with where a stance leg ends past l_max (None: none)
 
     def __init__(self, items, weights: Weights = Weights(), per_segment: int = SAMPLES_PER_SEGMENT):
         """items: (track, character, terrain or None) triples."""

@@ -44,6 +44,10 @@ QUADRUPED_COMFORT = 40.0  # K_lc per leg (Torkos eq. 4 gives no value). Measured
 # 4.4, 4.6 % and a gallop on the flat 2.0; 4.7, 4.6 %; at 40, 3.2; 1.9, 2.0 % and 1.7; 3.8, 3.5 %: four
 # legs' comfort outweighs the physics more than two do. The legs then flex more in a gallop (the shortest
 # stance leg 0.50 of 0.74 m against 0.53)
+FIRM_BARRIER = 1e6  # the l_max barrier's weight a solve continues with where a stance leg ended past l_max: at
+# the biped's 1e5 a dog's fore leg pushing off onto a 0.35 m ramp reached 9 mm past its maximal length at a
+# trot, 22 mm at a gallop (13 and 7.5 mm within at 1e6). Not from the start: on the flat, where legs stay
+# within, 1e6 took a 12-stride trot 28 iterations against 16
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,7 @@ class TwoMassProblem(Problem):
     gravity = TRAJECTORY_GRAVITY
     physics_rows = 9  # the COM's, the hind mass's, the fore mass's
     default_weights = Weights(comfort=QUADRUPED_COMFORT)
+    firmer_weights = Weights(comfort=QUADRUPED_COMFORT, barrier=FIRM_BARRIER)
 
     def _leg_columns(self, track, character, times, footprint):
         body = body_of(character)
@@ -138,6 +143,16 @@ class TwoMassProblem(Problem):
         com = super()._initial_positions(schedule, centred)
         spine = _turned(_yaw(schedule.knot_times, schedule.track), body.spine[None])[:, 0]
         return np.concatenate([com, spine], axis=1)
+
+    def leg_overreach(self, free):
+        """Per track, how far the longest stance leg reaches past its l_max at the samples (metres; <= 0:
+        none does)."""
+        p, _a = self._states_of(free, slice(None), slice(None))
+        leg = p[:3, None] + self.coefficient * p[3:, None] + self.girdle - self.support
+        past = np.where(self.reaching, np.sqrt(np.add.reduce(leg * leg, 0)) - self.l_max, -np.inf).max(axis=0)
+        out = np.full(self.n_tracks, -np.inf)
+        np.maximum.at(out, self.sample_track, past)
+        return out
 
     def mass_points(self, p, rows=None):
         """The hind and fore mass points (2, 3, S) at trajectory positions p (6, S)."""

@@ -1,7 +1,8 @@
 """The demo: terrain with a slope and a flight of stairs; a Rigify human generated from Blender's metarig;
 one footprint track that plays vdP97's Fig. 1, walks up the slope, climbs the stairs and breaks into a run;
-solved, baked into an NLA strip, saved as a .blend and rendered headless (Workbench) as a contact sheet
-of the character at several frames with its footprints and COM path. Then, with rendering on, the 1.3 m/s
+beside it a Rigify wolf that trots, breaks into a gallop and jumps onto a ramp and off it (Torkos §6);
+both solved, baked into NLA strips, saved as a .blend and rendered headless (Workbench) as one contact
+sheet: the human at several frames with its footprints and COM path, then the wolf. Then, with rendering on, the 1.3 m/s
 straight walk of tests/test_whole_body.py on a flat walkway, baked onto the same human and rendered as
 walk.png: one stride seen from the side and from the front (run_walk).
 """
@@ -17,6 +18,8 @@ from ..solver.drawing import foot_color, outlines_in_world
 from ..solver.examples import fig1_track
 from ..solver import running
 from ..solver.placement import append_step
+from ..solver.quadruped import terrains as quadruped_terrains
+from ..solver.quadruped.gait_track import Section, sections_track
 from ..solver.track import make_track
 from . import files, headless, scene_io
 
@@ -99,6 +102,72 @@ def story_track():
                       np.vstack([track.positions, np.column_stack([x, y, np.zeros(len(run))])]),
                       np.zeros(len(track) + len(run)), np.concatenate([track.contact, start + run.contact]),
                       np.concatenate([track.liftoff, start + run.liftoff]))
+
+
+# The wolf beside the human: its own strip of ground (clear of the human's terrain, 4 m either side of x = 0)
+# with Torkos's ramp on it; a trot speeding up into a rotary gallop that jumps onto the ramp and off. The speed
+# rises over two sections each (from 2.5 straight to 6 m/s in one stride the body crouched to 0.26 m to push).
+WOLF_X, WOLF_Y = 6.0, -8.0  # where its path starts (it runs along +Y, as the human does)
+WOLF_RAMP = (12.0, 6.0, 0.35)  # metres along its path: the ramp's start, length and height (Torkos §6)
+WOLF_SECTIONS = (Section("trot", 2.5, 5.0), Section("trot", 3.5, 3.0), Section("rotary_gallop", 4.5, 4.0),
+                 Section("rotary_gallop", 6.0, 14.0))
+WOLF_VIEW = 0.6  # the wolf's cells: the camera this much as far as the human's (it stands 0.7 m, not 1.8)
+WOLF_GROUND_HALF_WIDTH = 1.5
+
+
+def wolf_track():
+    """The wolf's footprints (the dog preset: the Rigify wolf's proportions) on its ramp, and the ramp's
+    (y, z) profile along its path, both in the scene's coordinates."""
+    terrain, jumps = quadruped_terrains.ramp(*WOLF_RAMP)
+    track = sections_track(preset("dog"), WOLF_SECTIONS, terrain=terrain, jumps=jumps)
+    track = make_track(track.feet, track.positions + [WOLF_X, WOLF_Y, 0.0], track.headings, track.contact,
+                       track.liftoff, character="dog")  # the ground is the mesh now, not the height field
+    start, length, height = WOLF_RAMP
+    ys = np.array([-5.0, start - terrain.spacing, start, start + length, start + length + terrain.spacing,
+                   track.positions[:, 1].max() - WOLF_Y + 5.0])
+    return track, (ys + WOLF_Y, np.array([0.0, 0.0, height, height, 0.0, 0.0]))
+
+
+def profile_mesh(name, profile, x, half_width):
+    """A strip of ground along +Y at x from a (y, z) profile: its rows at the breakpoints, flat across."""
+    ys, zs = profile
+    verts = [(x + side * half_width, y, z) for y, z in zip(ys, zs) for side in (-1.0, 1.0)]
+    faces = [(2 * r, 2 * r + 1, 2 * r + 3, 2 * r + 2) for r in range(len(ys) - 1)]
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(verts, [], faces)
+    mesh.update()
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def generate_rigify_wolf(name="Wolf rig"):
+    """A Rigify rig generated from Blender's bundled wolf metarig, renamed (the human's is "rig")."""
+    import addon_utils
+
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.object.armature_wolf_metarig_add()
+    metarig = bpy.context.active_object
+    bpy.ops.pose.rigify_generate()
+    rig = bpy.context.active_object
+    metarig.hide_render = metarig.hide_viewport = True
+    rig.name = name
+    return rig
+
+
+def quadruped_capsules(rig, material):
+    """Tubes along every deform bone for Workbench to draw: the trunk's thick, the limbs', neck's and tail's
+    in proportion to their length (a stand-in for the wolf's mesh)."""
+    ring = np.linspace(0.0, 2.0 * np.pi, 8, endpoint=False)
+    n = len(ring)
+    for bone in rig.data.bones:
+        if not bone.use_deform:
+            continue
+        trunk = bone.name.startswith("DEF-spine")
+        radius = max(0.35 * bone.length if trunk else 0.18 * bone.length, 0.012)
+        rows = [(0.0, radius), (bone.length, 0.8 * radius)]
+        verts = [(r * np.cos(a), y, r * np.sin(a)) for y, r in rows for a in ring]
+        _bone_mesh(rig, bone.name, verts, _loft([range(k * n, (k + 1) * n) for k in range(len(rows))]), material)
 
 
 def footprint_render_mesh(coll, name="Footprint shapes"):
@@ -328,10 +397,12 @@ def verify_png(path):
         raise OSError(0, "the saved PNG is cut short")
 
 
-def contact_sheet(scene, cam, frames, targets, path, columns=4, cell=(480, 270)):
-    """Render one Workbench frame per (frame, target) from a following side camera; tile them into a PNG."""
-    shots = [(frame, np.asarray(target) + [5.5, -2.5, 1.6], np.asarray(target) + [0.0, 0.4, -0.2])
-             for frame, target in zip(frames, targets)]
+def contact_sheet(scene, cam, frames, targets, path, columns=4, cell=(480, 270), distances=None):
+    """Render one Workbench frame per (frame, target) from a following side camera (distances: per frame,
+    how far it stands against a human's view; 1 by default); tile them into a PNG."""
+    distances = np.ones(len(frames)) if distances is None else distances
+    shots = [(frame, np.asarray(target) + far * np.array([5.5, -2.5, 1.6]), np.asarray(target) + [0.0, 0.4, -0.2])
+             for frame, target, far in zip(frames, targets, distances)]
     render_sheet(scene, cam, shots, path, columns, cell)
 
 
@@ -346,8 +417,8 @@ def clear_file():
 
 def run(output_dir="out", render=True, sheet_frames=8):
     """Build, solve and bake the demo; save output_dir/demo.blend and render output_dir/demo.png (a contact
-    sheet), then output_dir/walk.png (run_walk, which replaces the scene in memory); return the paths of
-    demo.blend and demo.png."""
+    sheet: sheet_frames of the human, then as many of the wolf), then output_dir/walk.png (run_walk, which
+    replaces the scene in memory); return the paths of demo.blend and demo.png."""
     os.makedirs(output_dir, exist_ok=True)
     clear_file()
     scene = bpy.context.scene
@@ -362,17 +433,30 @@ def run(output_dir="out", render=True, sheet_frames=8):
     from . import bake
 
     strip, motion = bake.bake(bpy.context, coll, rig)
-    scene.frame_end = int(strip.frame_end)
     com_path_curve(motion.com)
     footprint_render_mesh(coll)
+    wolf_steps, profile = wolf_track()
+    ramp = profile_mesh("Wolf ground", profile, WOLF_X, WOLF_GROUND_HALF_WIDTH)
+    wolf_coll = scene_io.new_track(bpy.context, "Wolf", "dog", terrain=ramp)
+    scene_io.write_track(wolf_coll, wolf_steps)
+    wolf = generate_rigify_wolf()
+    quadruped_capsules(wolf, body_materials()[0])
+    wolf_strip, wolf_motion = bake.bake(bpy.context, wolf_coll, wolf)
+    footprint_render_mesh(wolf_coll, "Wolf footprint shapes")
+    scene.footprint.active_track = coll
+    scene.frame_end = int(max(strip.frame_end, wolf_strip.frame_end))
     blend_path = os.path.abspath(os.path.join(output_dir, "demo.blend"))
     png_path = os.path.abspath(os.path.join(output_dir, "demo.png"))
     cam = setup_render(scene, (480, 270))
-    frames = np.linspace(strip.frame_start, strip.frame_end, sheet_frames).round().astype(int)
     headless.save_copy(blend_path)
     if render:
-        index = np.clip(frames - int(strip.frame_start), 0, len(motion.com) - 1)
-        contact_sheet(scene, cam, frames, motion.com[index], png_path)
+        frames, targets, distances = [], [], []
+        for baked, solved, far in ((strip, motion, 1.0), (wolf_strip, wolf_motion, WOLF_VIEW)):  # human, wolf
+            shown = np.linspace(baked.frame_start, baked.frame_end, sheet_frames).round().astype(int)
+            frames += list(shown)
+            targets += list(solved.com[np.clip(shown - int(baked.frame_start), 0, len(solved.com) - 1)])
+            distances += [far] * sheet_frames
+        contact_sheet(scene, cam, frames, targets, png_path, distances=distances)
         print(f"demo: rendered {run_walk(output_dir)}")
     return blend_path, png_path if render else None
 

@@ -21,9 +21,9 @@ def test_demo_saves_blend_and_renders_png(tmp_path, clean):
     assert blend.stat().st_size > 0 and png.stat().st_size > 0
     image = bpy.data.images.load(str(png))
     width, height = image.size
-    assert (width, height) == (4 * 480, 2 * 270)  # a contact sheet of eight frames
+    assert (width, height) == (4 * 480, 4 * 270)  # a contact sheet: eight frames of the human, eight of the wolf
     pixels = np.array(image.pixels[:]).reshape(height, width, 4)
-    for row in range(2):
+    for row in range(4):
         for col in range(4):
             cell = pixels[row * 270:(row + 1) * 270, col * 480:(col + 1) * 480, :3]
             assert cell.std() > 0.05  # every frame is a picture, not a blank
@@ -57,6 +57,20 @@ def test_demo_saves_blend_and_renders_png(tmp_path, clean):
     assert [t.name for t in rig.animation_data.nla_tracks] == ["Footprints: Story"]
     report = json.loads(track.footprint_track.last_report)
     assert report["non_physical_force"]["mean"] < 0.05 and report["stance_slip"] < 1e-6
+    # The wolf beside it: a trot into a gallop that jumps onto the ramp and off (Torkos §6), baked onto a
+    # Rigify wolf: its footprints on its ground, some up on the ramp, flights over the ramp's sides.
+    wolf_track = bpy.data.collections["Wolf"]
+    paws = footprint_objects(wolf_track)
+    assert {o.footprint.foot for o in paws} == {"LH", "RH", "LF", "RF"}
+    ground = wolf_track.footprint_track.terrain
+    for obj in paws:
+        location, _normal = raycast_down(obj.location.x, obj.location.y, only=ground)
+        assert abs(location[2] - obj.location.z) < 1e-3, obj.name
+    assert max(o.location.z for o in paws) == pytest.approx(0.35, abs=1e-3)
+    wolf = bpy.data.objects["Wolf rig"]
+    assert [t.name for t in wolf.animation_data.nla_tracks] == ["Footprints: Wolf"]
+    wolf_report = json.loads(wolf_track.footprint_track.last_report)
+    assert wolf_report["non_physical_force"]["mean"] < 0.05 and wolf_report["flight"]["samples"] > 0
 
 
 @needs_module_install

@@ -231,3 +231,121 @@ def test_gait_changes_along_one_path_are_one_track(solver):
     end = (t > t[-1] - 1.0) & (t < t[-1] - 0.3)
     first_row, last_row = np.flatnonzero(end)[[0, -1]]
     assert (motion.com[last_row, 1] - motion.com[first_row, 1]) / (t[last_row] - t[first_row]) == pytest.approx(7.0, rel=0.05)
+
+
+def s_curve(radius=3.0, turn=np.pi / 2):
+    """A left arc then a right arc of the same radius, each `turn` radians (Torkos Fig. 2's kind of path):
+    (points at arc lengths s, headings at s, total length), exact."""
+    def at(s):
+        s = np.asarray(s, dtype=float)
+        first = s <= radius * turn
+        h1 = s / radius
+        p1 = np.stack([radius * (np.cos(h1) - 1.0), radius * np.sin(h1)], axis=-1)
+        corner = np.array([radius * (np.cos(turn) - 1.0), radius * np.sin(turn)])
+        centre2 = corner + radius * np.array([np.cos(turn), np.sin(turn)])
+        h2 = turn - (s - radius * turn) / radius
+        p2 = centre2 - radius * np.stack([np.cos(h2), np.sin(h2)], axis=-1)
+        return np.where(first[..., None], p1, p2), np.where(first, h1, h2)
+
+    return at, 2 * radius * turn
+
+
+def hip_places(character, track, centre, along):
+    """Where each footprint's hip is at its mid-stance: the body at `along` metres on the exact path, turned
+    with it, the hip's offset across and along it; and the path's heading there."""
+    body, heading = centre(along)
+    hips = character.hip_offsets[[character.feet.index(f) for f in track.feet]]
+    right = np.stack([np.cos(heading), np.sin(heading)], axis=-1)
+    forward = np.stack([-np.sin(heading), np.cos(heading)], axis=-1)
+    return body + hips[:, :1] * right + hips[:, 1:2] * forward, heading
+
+
+@pytest.mark.parametrize("name, gait, speed", [("dog", "trot", 2.5), ("horse", "walk", 1.5), ("cat", "rotary_gallop", 3.5)])
+def test_a_path_given_as_a_polyline_is_honoured_by_every_foot(solver, name, gait, speed):
+    """Torkos §3.4: footprints along a curved path. An S-curve (two 3 m arcs, left then right) given as
+    points 5 cm apart (a Bezier's samples): every footprint lies under its hip where the body passes at its
+    mid-stance on the exact curve (0.02 mm off at most), turned with the path's tangent there (0.002 degrees),
+    and the body moves along the path at the speed asked (within 0.1 %, measured from the footprints alone:
+    each foot's place along the exact curve, less its hip's offset, stride after stride)."""
+    character = solver("character").preset(name)
+    module = solver("quadruped.gait_track")
+    centre, length = s_curve()
+    points, _heading = centre(np.linspace(0.0, length, int(length / 0.05) + 1))
+    laid = module.layout(character, [module.Section(gait, speed, length - 2.0)], path=points)
+    track = laid.track
+    mid = 0.5 * (track.contact + track.liftoff)
+    assert np.allclose(laid.along, speed * mid)  # flat ground, one speed, from the curve's first point
+    hips, heading = hip_places(character, track, centre, speed * mid)
+    assert np.abs(track.positions[:, :2] - hips).max() <= 5e-5
+    assert np.degrees(np.abs(np.angle(np.exp(1j * (track.headings - heading))))).max() <= 0.002
+    assert np.ptp(track.headings) == pytest.approx(np.pi / 2, abs=0.3)  # it does turn, both ways
+    # The speed along the path, from the footprints: the body each one stands under (the footprint less its
+    # hip's offset, turned by its heading), placed on the exact curve, advances v per unit time.
+    hips = character.hip_offsets[[character.feet.index(f) for f in track.feet]]
+    right = np.stack([np.cos(track.headings), np.sin(track.headings)], axis=-1)
+    forward = np.stack([-np.sin(track.headings), np.cos(track.headings)], axis=-1)
+    body = track.positions[:, :2] - hips[:, :1] * right - hips[:, 1:2] * forward
+    dense_s = np.linspace(0.0, length, 40001)
+    dense, _h = centre(dense_s)
+    place = dense_s[np.argmin(np.linalg.norm(dense[None] - body[:, None], axis=-1), axis=1)]
+    for foot in character.feet:
+        rows = np.flatnonzero(track.feet == foot)
+        rows = rows[np.argsort(track.contact[rows])]
+        v = np.diff(place[rows]) / np.diff(mid[rows])
+        assert np.abs(v / speed - 1.0).max() <= 1e-3, (foot, v)
+
+
+def test_a_circle_given_as_a_polyline_is_the_turn_radius_track(solver):
+    """A 4 m circle as 160 points (left and right) gives the track turn_radius gives: positions within
+    0.02 mm, headings within 1e-5 rad, the same times."""
+    character = solver("character").preset("dog")
+    module = solver("quadruped.gait_track")
+    for radius in (4.0, -4.0):
+        angle = np.linspace(0.0, 1.8 * np.pi, 160) * np.sign(radius)
+        points = np.column_stack([radius * (np.cos(angle) - 1.0), radius * np.sin(angle)])
+        circle = module.gait_track(character, "trot", 3.0, 12.0, turn_radius=radius)
+        polyline = module.gait_track(character, "trot", 3.0, 12.0, path=points)
+        assert np.abs(circle.positions - polyline.positions).max() <= 2e-5
+        assert np.abs(circle.headings - polyline.headings).max() <= 1e-5
+        assert np.array_equal(circle.contact, polyline.contact) and np.array_equal(circle.feet, polyline.feet)
+
+
+def test_a_speed_ramp_walks_trots_and_gallops_as_one_track(solver):
+    """ramp_sections: a dog from 1 to 6 m/s over 20 m, gait auto: walk, trot, rotary gallop in that order
+    (Froude 0.5 and 2.5: 1.87 and 4.18 m/s), each stride faster, the whole one valid track along a curve;
+    a fixed gait over speeds it cannot reach is refused naming the speed."""
+    character = solver("character").preset("dog")
+    module, gaits = solver("quadruped.gait_track"), solver("quadruped.gaits")
+    sections = module.ramp_sections(character, "auto", 1.0, 6.0, 20.0)
+    names = [s.gait for s in sections]
+    assert [n for k, n in enumerate(names) if k == 0 or names[k - 1] != n] == ["walk", "trot", "rotary_gallop"]
+    speeds = [s.speed for s in sections]
+    assert np.all(np.diff(speeds) > 0) and speeds[0] > 1.0 and speeds[-1] <= 6.0
+    h = character.leg_length_nominal
+    for s in sections:
+        assert s.gait == gaits.choose("auto", s.speed, character).name
+    covered = sum(np.ceil(s.distance / gaits.stride_length(s.speed, h)) * gaits.stride_length(s.speed, h)
+                  for s in sections)
+    assert covered == pytest.approx(20.0, abs=gaits.stride_length(6.0, h))
+    centre, length = s_curve(radius=8.0)
+    points, _h = centre(np.linspace(0.0, length, 1001))
+    track = module.sections_track(character, sections, path=points)
+    solver("track").validate(track, allowed_feet=character.feet)
+    assert module.ramp_sections(character, "trot", 2.0, 2.0, 10.0) == [module.Section("trot", 2.0, 10.0)]
+    with pytest.raises(gaits.GaitError, match="outside what a trot of 'dog'"):
+        module.ramp_sections(character, "trot", 2.0, 12.0, 20.0)
+
+
+def test_a_path_too_tight_or_degenerate_is_refused(solver):
+    character = solver("character").preset("dog")
+    module, errors = solver("quadruped.gait_track"), solver("errors")
+    # A hairpin 0.3 m wide: its spline through the points turns on a radius of 0.1 m or so.
+    hairpin = np.array([[0.0, 0.0], [0.0, 3.0], [0.3, 3.0], [0.3, 0.0]])
+    with pytest.raises(errors.FootprintError, match=r"the path turns tighter than 0.36 m \(0.5 hip heights\) "
+                                                    r"3\.\d\d m along it \(a radius of 0\.\d\d m\)"):
+        module.gait_track(character, "trot", 2.0, 5.0, path=hairpin)
+    corner = hairpin[:3]
+    with pytest.raises(errors.FootprintError, match="the path has no length in plan"):
+        module.gait_track(character, "trot", 2.0, 5.0, path=[[1.0, 1.0, 0.0], [1.0, 1.0, 2.0]])
+    with pytest.raises(errors.FootprintError, match="a turn radius or a path, not both"):
+        module.gait_track(character, "trot", 2.0, 5.0, turn_radius=3.0, path=corner)

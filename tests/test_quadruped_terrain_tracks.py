@@ -330,3 +330,57 @@ def test_gait_command_takes_terrain_and_jumps_and_refuses_bad_ones(addon, tmp_pa
         stderr = capsys.readouterr().err
         assert code == 1 and message in stderr, (args, stderr)
         assert not bad.exists()
+
+
+def test_a_jump_on_a_curved_path_keeps_every_foot_out_of_the_gap(solver):
+    """Along an S-curve given as points (two 4 m arcs, left then right), a 0.8 m gap astride the inflection:
+    measured along the exact curve (each footprint's body, less its hip, placed on it), no foot lands within
+    half a foot of the gap; one flight spans it, its take-off's last footprints 2 cm and half a foot short of
+    it and its landing's first as far past it."""
+    jumps = solver("quadruped.jumps")
+    radius, turn = 4.0, np.pi / 3
+    s1 = radius * turn
+    centre2 = np.array([radius * (np.cos(turn) - 1.0), radius * np.sin(turn)]) + radius * np.array([np.cos(turn), np.sin(turn)])
+
+    def at(s):
+        first = s <= s1
+        h = np.where(first, s / radius, turn - (s - s1) / radius)
+        p1 = np.stack([radius * (np.cos(h) - 1.0), radius * np.sin(h)], axis=-1)
+        return np.where(first[:, None], p1, centre2 - radius * np.stack([np.cos(h), np.sin(h)], axis=-1))
+
+    length = 2 * s1
+    points = at(np.linspace(0.0, length, 400))
+    start, gap = s1 - 0.4, 0.8
+    dog, laid = laid_out(solver, "dog", [("trot", 2.5, length - 1.5)], path=points, jumps=[jumps.Jump(start, gap)])
+    track, (flight,) = laid.track, laid.flights
+    dense_s = np.linspace(-1.0, length, 40001)
+    dense = at(np.clip(dense_s, 0.0, length))
+    dense[dense_s < 0] = np.column_stack([np.zeros((dense_s < 0).sum()), dense_s[dense_s < 0]])  # straight behind
+    along = dense_s[np.argmin(np.linalg.norm(dense[None] - track.positions[:, None, :2], axis=-1), axis=1)]
+    half = dog.foot_length / 2
+    assert not np.any((along > start - half) & (along < start + gap + half))
+    before, after = along < start, along > start + gap
+    assert track.liftoff[before].max() == pytest.approx(flight.takeoff)
+    assert track.contact[after].min() == pytest.approx(flight.landing) and flight.landing > flight.takeoff
+    assert along[before].max() == pytest.approx(start - half - 0.02, abs=2e-3)
+    assert along[after].min() == pytest.approx(start + gap + half + 0.02, abs=2e-3)
+    assert flight.vz0 == pytest.approx(G * flight.duration / 2, rel=1e-3)
+
+
+def test_a_curb_lower_than_a_step_is_walked_a_higher_one_refused(solver):
+    """A riser of at most a quarter of the hip height (gait_track.STEP) is stepped up: a dog (0.71 m hips)
+    trots up a 15 cm curb with no jump, every footprint on its side of it; a 25 cm one needs a jump."""
+    terrain_module, errors = solver("terrain"), solver("errors")
+    for height, walked in ((0.15, True), (0.25, False)):
+        y = np.array([-10.0, 3.98, 4.02, 20.0])  # a riser 4 cm wide
+        rows = np.arange(-10.0, 20.0 + 1e-9, 0.02)
+        z = np.interp(rows, y, [0.0, 0.0, height, height])
+        field = terrain_module.HeightField((-0.02, -10.0), 0.02, np.column_stack([z, z]))
+        if walked:
+            dog, laid = laid_out(solver, "dog", [("trot", 2.0, 8.0)], terrain=field)
+            track = laid.track
+            assert np.abs(track.positions[:, 2] - field.heights(track.positions[:, :2])).max() <= 1e-3
+            assert track.positions[:, 2].max() == pytest.approx(height)
+        else:
+            with pytest.raises(errors.FootprintError, match=r"the ground 3.9\d m along the path is \d\d degrees steep"):
+                laid_out(solver, "dog", [("trot", 2.0, 8.0)], terrain=field)

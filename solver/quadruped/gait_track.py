@@ -1,6 +1,7 @@
-"""A quadruped's footprints for a gait at a speed over a distance, straight or along a circular turn, or for
-several gaits one after another along one path (walk -> trot -> gallop as speed rises), on a terrain and
-over jumps.
+"""A quadruped's footprints for a gait at a speed over a distance, straight, along a circular turn or along
+any path in plan (a curve's samples: ground.Polyline), or for several gaits one after another along one path
+(walk -> trot -> gallop as speed rises: `ramp_sections` makes them from a speed that changes along the path),
+on a terrain and over jumps (Torkos §3.4: footprints along a path).
 
 The body moves along the path at each section's speed; each footprint lies under its hip at the middle of
 its stance (the body's position then, the hip's offset across and along the path), turned with the path:
@@ -15,6 +16,7 @@ On a terrain (solver/terrain.py: FlatTerrain or HeightField, as a track's "terra
 are along the ground (ground.py): the body is pitched with it, so the hips' offsets along the body lie
 along the slope; every footprint stands on the terrain (its height the terrain's under it; the track format
 has no tilt: the solver tilts a foot flush with the terrain's normal), and the track carries the terrain.
+A riser of at most STEP hip heights (a curb) is stepped over; a steeper, higher one is jumped.
 Jumps (jumps.py) stretch one of the gait's own flights over each gap or obstacle; a walk's jump stride is a
 trot's. A section still walks its distance in strides: what a jump's flight carries beyond the gait's own
 flight lengthens the path by as much (jumps never shorten a section).
@@ -31,9 +33,11 @@ from ..errors import FootprintError
 from ..motion import SWING_MIN
 from ..track import MAX_FOOTPRINTS, Track, make_track
 from . import gaits, jumps as jumps_module
-from .ground import PathGround
+from .ground import PathGround, Polyline
 
 MIN_TURN_RADIUS = 0.5  # hip heights: tighter, the inside feet would walk backwards
+STEP = 0.25  # hip heights: a riser no higher is stepped up or down within a stride (a walking or trotting
+# dog's paw swings well clear of a curb that high); a higher one is jumped (our choice, issue 18's "a step")
 
 
 @dataclass(frozen=True)
@@ -47,35 +51,79 @@ class Section:
 class GaitLayout:
     track: Track
     flights: tuple  # jumps.Flight per jump, in the order the jumps were given
+    along: np.ndarray | None = None  # metres along the path (on the ground) the body is at each footprint's
+    # mid-stance (the track's rows)
 
 
 def gait_track(character, gait_name: str, speed: float, distance: float, turn_radius: float | None = None,
-               preset_name: str | None = None, terrain=None, jumps=()) -> Track:
+               preset_name: str | None = None, terrain=None, jumps=(), path=None) -> Track:
     """Footprints for `distance` metres of `gait_name` at `speed` m/s; turn_radius > 0 turns left, < 0 right;
-    on `terrain` (None: flat at 0), over `jumps` (jumps.Jump, or (start, length[, height]) tuples)."""
-    return sections_track(character, [Section(gait_name, speed, distance)], turn_radius, preset_name, terrain, jumps)
+    or along `path` (a ground.Polyline or its points (N, 2 or 3), plan positions; the body starts at its first
+    point); on `terrain` (None: flat at 0), over `jumps` (jumps.Jump, or (start, length[, height]) tuples)."""
+    return sections_track(character, [Section(gait_name, speed, distance)], turn_radius, preset_name, terrain, jumps,
+                          path)
 
 
 def sections_track(character, sections, turn_radius: float | None = None, preset_name: str | None = None,
-                   terrain=None, jumps=()) -> Track:
+                   terrain=None, jumps=(), path=None) -> Track:
     """Footprints for the sections one after another along one path (each its gait, speed and distance)."""
-    return layout(character, sections, turn_radius, preset_name, terrain, jumps).track
+    return layout(character, sections, turn_radius, preset_name, terrain, jumps, path).track
+
+
+def ramp_sections(character, gait_name: str, start_speed: float, end_speed: float, distance: float):
+    """Sections for `distance` metres whose speed changes evenly along the path from start_speed to end_speed
+    (m/s): one stride at a time, each at the speed its middle is due (its stride Alexander's at that speed),
+    strides of one gait and speed together; `auto` gives each stride its gait by Froude number, so a rising
+    speed walks, trots, then gallops where the animal would (Alexander and Jayes 1983). Equal speeds: one
+    section."""
+    for name, value in (("start speed", start_speed), ("end speed", end_speed), ("distance", distance)):
+        if not (isinstance(value, (int, float)) and np.isfinite(value) and value > 0):
+            raise FootprintError(f"{name} must be a positive number, not {value!r}")
+    if start_speed == end_speed:
+        return [Section(gait_name, float(start_speed), float(distance))]
+    h = character.leg_length_nominal
+    strides, s = [], 0.0
+    while s < distance - 1e-9:
+        v = start_speed
+        for _ in range(4):  # the speed at the stride's middle: its stride depends on it (converges in a few)
+            v = start_speed + (end_speed - start_speed) * min((s + 0.5 * gaits.stride_length(v, h)) / distance, 1.0)
+        gait = gaits.choose(gait_name, v, character).name
+        strides.append((gait, v))
+        s += gaits.stride_length(v, h)
+        if len(strides) * 4 > MAX_FOOTPRINTS:
+            raise FootprintError(f"{distance:g} m of gaits is more than the limit of {MAX_FOOTPRINTS:,} footprints")
+    sections, count = [], 0
+    for k, (gait, v) in enumerate(strides):
+        count += 1
+        if k + 1 == len(strides) or strides[k + 1] != (gait, v):
+            # (count - 0.5) strides' distance: _plan's ceiling gives exactly count strides
+            sections.append(Section(gait, v, (count - 0.5) * gaits.stride_length(v, h)))
+            count = 0
+    return sections
 
 
 def layout(character, sections, turn_radius: float | None = None, preset_name: str | None = None,
-           terrain=None, jumps=()) -> GaitLayout:
+           terrain=None, jumps=(), path=None) -> GaitLayout:
     """sections_track's track and what each jump became (jumps.Flight: its flight's take-off, landing and
     duration, the ballistics it was timed by)."""
     if not sections:
         raise FootprintError("no gait sections given")
     h = character.leg_length_nominal
+    if turn_radius is not None and path is not None:
+        raise FootprintError("give a turn radius or a path, not both")
     if turn_radius is not None and not (np.isfinite(turn_radius) and abs(turn_radius) >= MIN_TURN_RADIUS * h):
         raise FootprintError(f"turn radius {turn_radius} m is tighter than {MIN_TURN_RADIUS * h:.2f} m "
                              f"({MIN_TURN_RADIUS:g} hip heights) or not a number")
+    if path is not None:
+        path = path if isinstance(path, Polyline) else Polyline(path)
+        radius, where = path.tightest()
+        if radius < MIN_TURN_RADIUS * h:
+            raise FootprintError(f"the path turns tighter than {MIN_TURN_RADIUS * h:.2f} m ({MIN_TURN_RADIUS:g} hip "
+                                 f"heights) {where:.2f} m along it (a radius of {radius:.2f} m): round the corner")
     numbered = jumps_module.checked(jumps)
     runs = [_plan(character, section) for section in sections]
     _check_size(runs, sections)
-    ground = PathGround(turn_radius, terrain, [(j.start, j.length) for _n, j in numbered])
+    ground = PathGround(turn_radius, terrain, [(j.start, j.length) for _n, j in numbered], path)
     placed, flights = [], {}
     lay = _Layout(character, runs, ground)
     for number, jump in numbered:
@@ -92,12 +140,12 @@ def layout(character, sections, turn_radius: float | None = None, preset_name: s
     mid = 0.5 * (lay.contact + lay.liftoff)
     s_mid = lay.s_at(mid)
     sigma = ground.sigma(xy, s_mid)
-    ground.check_walkable(max(float(sigma.min()), 0.0), float(sigma.max()))
+    ground.check_walkable(max(float(sigma.min()), 0.0), float(sigma.max()), STEP * h)
     positions = np.column_stack([xy, ground.height(xy)])
-    extras = {"terrain": terrain.to_json()} if terrain is not None else {}
+    extras = {"terrain": terrain.to_json()} if hasattr(terrain, "to_json") else {}
     track = make_track(lay.feet, positions, heading, lay.contact, lay.liftoff,
                        character=preset_name or character.name, extras=extras)
-    return GaitLayout(track, tuple(flights[n] for n in sorted(flights)))
+    return GaitLayout(track, tuple(flights[n] for n in sorted(flights)), s_mid)
 
 
 def _check_size(runs, sections):

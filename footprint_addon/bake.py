@@ -124,11 +124,22 @@ def write_action(rig, binding, name, frames, channels, rotations=None):
 
 def bone_targets(binding, motion, rest):
     """World rotation (N, 3, 3) and head position (N, 3) for the body and each foot control."""
+    return targets_and_body(binding, motion, rest)[0]
+
+
+def targets_and_body(binding, motion, rest):
+    """bone_targets, and on a quadruped rig the spine, neck, head and tail it turns (body_pose.QuadrupedBody;
+    else None). There the body control turns with the body's middle (halfway from the pelvis to the chest)
+    and moves by the body's shift: the turned spine's girdles on the masses."""
     rig = binding.rig
     _t, obj_rot, _s = rest["object"]
     align = rotation_z(-rest["facing"])
     body_rot = rotation_matrices(motion.yaw, motion.pitch, motion.roll)
     targets = {}
+    turns = None
+    if binding.is_quadruped and body_pose.quadruped_parts(binding):  # the body's middle, between the girdles
+        turns = body_pose.quadruped_turns(binding, motion, rest["object"][2])
+        body_rot = turns[3]
     bone = rig.data.bones[binding.body]
     rest_rot = obj_rot @ np.array(bone.matrix_local, dtype=float)[:3, :3]
     head_rest = rest["object"][0] + obj_rot @ (rest["object"][2] * np.array(bone.head_local))
@@ -143,7 +154,12 @@ def bone_targets(binding, motion, rest):
         head_rest = rest["object"][0] + obj_rot @ (rest["object"][2] * np.array(bone.head_local))
         offset = align @ (head_rest - rest["support"][foot])
         targets[binding.feet[foot]] = (frame @ align @ rest_rot, motion.feet[:, i] + frame @ offset)
-    return targets
+    body = None
+    if turns is not None:
+        rotation, head = targets[binding.body]
+        body = body_pose.quadruped_body(binding, motion, turns, rotation, head, rest["object"])
+        targets[binding.body] = (rotation, head + body.shift)
+    return targets, body
 
 
 def control_channels(binding, motion):
@@ -182,9 +198,12 @@ def bake(context, coll, rig, progress=None):
             raise BakeError(f"bone {name!r} of {rig.name!r} must use quaternion rotation to be baked")
     frames, motion = solve_for_rig(context, coll, binding)
     progress(0.5)
-    channels = control_channels(binding, motion)
+    targets, body = targets_and_body(binding, motion, world_rest(binding))
+    channels = {name: local_transforms(rig, name, *target) for name, target in targets.items()}
     attributes = walking_attributes(coll, binding)
     rotations = {} if attributes is None else body_pose.channels(binding, motion, attributes)
+    if body is not None:  # a quadruped's spine, neck, head and tail: keyed under the rig's own constraints
+        rotations = body.keyed
     progress(0.7)
     # Everything is computed: now write the new action and swap it for this track's previous bake.
     writer = write_action(rig, binding, f"{coll.name} ({rig.name})", frames, channels, rotations)

@@ -46,16 +46,20 @@ POSE_ROLE = "pose "  # + a bone's name: an empty whose rotation that bone of the
 def _keys(binding, motion, rest, attributes):
     """What each animated preview empty is keyed with: {role: (rotations (N, 3, 3), positions (N, 3))}, and
     the body control's fixed offset from the COM in the COM empty's frame. With the walking attributes,
-    an empty per upper-body and toe bone keyed with the bone's local rotation."""
-    targets = bake.bone_targets(binding, motion, rest)
+    an empty per upper-body and toe bone keyed with the bone's local rotation; on a quadruped rig one per
+    spine, neck, head and tail bone it turns (and the COM empty carries the body's shift)."""
+    targets, body = bake.targets_and_body(binding, motion, rest)
     body_rot, body_pos = targets[binding.body]
-    keys = {"COM": (body_rot, motion.com)}
+    shift = np.zeros_like(motion.com) if body is None else body.shift  # (a quadruped's girdles on its masses)
+    keys = {"COM": (body_rot, motion.com + shift)}
     for foot in motion.character.feet:
         keys[f"IK {foot}"] = targets[binding.feet[foot]]
-    if attributes is not None:
-        for bone, rotations in body_pose.channels(binding, motion, attributes).items():
-            keys[POSE_ROLE + bone] = (rotations, np.zeros((len(rotations), 3)))
-    return keys, body_rot[0].T @ (body_pos[0] - motion.com[0])  # the same at every frame: a rest offset
+    rotations = {} if attributes is None else body_pose.channels(binding, motion, attributes)
+    if body is not None:  # the rotations each bone ends with (the preview's copy comes after its own)
+        rotations = body.final
+    for bone, local in rotations.items():
+        keys[POSE_ROLE + bone] = (local, np.zeros((len(local), 3)))
+    return keys, body_rot[0].T @ (body_pos[0] - keys["COM"][1][0])  # the same at every frame: a rest offset
 
 
 def _followed(track, rig):

@@ -147,3 +147,59 @@ def rigify_quadruped_blend(kind, path):
     assert rig.name == "rig" and rig.type == "ARMATURE"
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
     return str(path)
+
+
+def place_rig(blend, location, turn, scale):
+    """Open a .blend with a rig named "rig" and move, turn (about Z) and uniformly scale it; the rig."""
+    bpy.ops.wm.open_mainfile(filepath=str(blend))
+    rig = bpy.data.objects["rig"]
+    rig.location, rig.rotation_euler, rig.scale = location, (0.0, 0.0, turn), (scale, scale, scale)
+    bpy.context.view_layer.update()
+    return rig
+
+
+def import_track(track_module, track, path):
+    """Write a solver Track as JSON at path and import it as the active track; its collection."""
+    path.write_text(track_module.dumps(track_module.track_to_json(track)))
+    assert bpy.ops.footprint.import_json(filepath=str(path)) == {"FINISHED"}
+    return bpy.context.scene.footprint.active_track
+
+
+def evaluated_matrices(rig, frames, bones):
+    """World matrices (frames, bones, 4, 4) of pose bones on the evaluated rig, frame by frame."""
+    scene = bpy.context.scene
+    out = np.zeros((len(frames), len(bones), 4, 4))
+    for i, frame in enumerate(frames):
+        scene.frame_set(int(frame))
+        evaluated = rig.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        world = np.array(evaluated.matrix_world)
+        for j, name in enumerate(bones):
+            out[i, j] = world @ np.array(evaluated.pose.bones[name].matrix)
+    return out
+
+
+def paw_deform_bones(rig, paw):
+    """The deform bones that stand on the ground with a paw: the paw's own (DEF- twin of its ORG bone) and
+    every deform bone below it (a wolf's and a cat's pads and digits)."""
+    bones = rig.data.bones
+    top = bones[paw.replace("ORG-", "DEF-", 1)]
+    found, todo = [], [top]
+    while todo:
+        bone = todo.pop()
+        if bone.use_deform:
+            found.append(bone.name)
+        todo.extend(bone.children)
+    return found
+
+
+def stance_drift(motion, leg, points):
+    """The largest move (metres) of any point (frames, points, 3) from where it was when its foot was
+    planted, over every stance of the leg; and how many stances."""
+    worst, stances = 0.0, 0
+    for footprint in np.unique(motion.footprint[:, leg][motion.contact[:, leg]]):
+        on = motion.contact[:, leg] & (motion.footprint[:, leg] == footprint)
+        if on.sum() < 2:
+            continue
+        stances += 1
+        worst = max(worst, float(np.linalg.norm(points[on] - points[on][:1], axis=-1).max()))
+    return worst, stances

@@ -11,7 +11,7 @@ import bpy
 import numpy as np
 import pytest
 
-from blender_scenes import footprint_objects, rigify_quadruped_blend
+from blender_scenes import footprint_objects, paw_deform_bones, rigify_quadruped_blend, stance_drift
 from scene_state import snapshot
 
 KINDS = ("wolf", "cat", "horse")
@@ -22,6 +22,10 @@ CONTROLS = {
     "horse": {"LH": "hind_foot_ik.L", "RH": "hind_foot_ik.R", "LF": "forefoot_ik.L", "RF": "forefoot_ik.R"},
 }
 PRESET = {"wolf": "dog", "cat": "cat", "horse": "horse"}
+# Each rig's tail FK controls, root to tip (the bake turns them; the master stays the artist's).
+TAIL = {"wolf": ("spine.003", "spine.002", "spine.001", "spine"),
+        "cat": ("tail.001", "tail.002", "tail.003", "tail.004"),
+        "horse": ("tail.001", "tail.002", "tail.003", "tail.004", "tail.005")}
 SPEED = {"wolf": 2.0, "cat": 1.0, "horse": 3.0}  # m/s: a trot for each (Froude number about 0.4-0.6)
 # Each rig moved, turned and scaled in the scene.
 PLACE = {"wolf": ((1.5, -2.0, 0.3), 2.4, 1.3), "cat": ((-0.5, 0.8, 0.1), -0.7, 2.0),
@@ -67,20 +71,6 @@ def trot_scene(addon, blend, kind, folder, strides=4):
     return rig, coll
 
 
-def paw_deform_bones(rig, paw):
-    """The deform bones that stand on the ground with a paw: the paw's own (DEF- twin of its ORG bone) and
-    every deform bone below it (a wolf's and a cat's pads and digits)."""
-    bones = rig.data.bones
-    top = bones[paw.replace("ORG-", "DEF-", 1)]
-    found, todo = [], [top]
-    while todo:
-        bone = todo.pop()
-        if bone.use_deform:
-            found.append(bone.name)
-        todo.extend(bone.children)
-    return found
-
-
 def evaluated_ends(rig, frames, bones):
     """World heads and tails (frames, bones, 2, 3) of pose bones on the evaluated rig, frame by frame."""
     scene = bpy.context.scene
@@ -96,19 +86,6 @@ def evaluated_ends(rig, frames, bones):
     return out
 
 
-def stance_drift(motion, leg, points):
-    """The largest move (metres) of any point (frames, points, 3) from where it was when its foot was
-    planted, over every stance of the leg; and how many stances."""
-    worst, stances = 0.0, 0
-    for footprint in np.unique(motion.footprint[:, leg][motion.contact[:, leg]]):
-        on = motion.contact[:, leg] & (motion.footprint[:, leg] == footprint)
-        if on.sum() < 2:
-            continue
-        stances += 1
-        worst = max(worst, float(np.linalg.norm(points[on] - points[on][:1], axis=-1).max()))
-    return worst, stances
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_generated_rigify_quadruped_binds_with_no_setup(addon, quadruped_blends, kind):
     rig = placed_rig(quadruped_blends[kind], kind)
@@ -118,7 +95,13 @@ def test_a_generated_rigify_quadruped_binds_with_no_setup(addon, quadruped_blend
     assert binding.body == "torso" and not binding.missing_parts
     assert set(binding.spine) == {"hips", "chest", "neck", "head", "tail"}
     assert all(len(rolls) == (2 if kind == "horse" else 1) for rolls in binding.rolls.values())
-    assert {value for (_bone, _prop), value in binding.switches.items()} == {0.0} and len(binding.switches) == 4
+    legs = {key: value for key, value in binding.switches.items() if key[1] == "IK_FK"}
+    assert set(legs.values()) == {0.0} and len(legs) == 4
+    # The neck, head and tail follow the torso (the horse's tail the root) wholly, with their follow at 0.
+    follow = {key: value for key, value in binding.switches.items() if key[1] != "IK_FK"}
+    tail_switch = "tail_master.001" if kind == "horse" else "torso"
+    assert follow == {("torso", "neck_follow"): 0.0, ("torso", "head_follow"): 0.0, (tail_switch, "tail_follow"): 0.0}
+    assert binding.tail_controls == TAIL[kind]
     character = bake.rig_character(binding, PRESET[kind])
     scale = PLACE[kind][2]
     assert character.feet == ("LH", "RH", "LF", "RF")
@@ -229,7 +212,7 @@ def test_preview_and_live_update_follow_a_moved_footprint(addon, quadruped_blend
     rest = {b.name: np.array(b.matrix) for b in rig.pose.bones}
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
     followed = {b.name for b in rig.pose.bones for c in b.constraints if c.name.startswith("Footprint Preview")}
-    assert followed == {"torso", *CONTROLS["wolf"].values()}
+    assert followed == {"torso", *CONTROLS["wolf"].values(), "hips", "chest", "neck", "head", *TAIL["wolf"]}
     live.flush(bpy.context)
     before = solved.last_motion(coll)
     bake = module(addon, "footprint_addon.bake")

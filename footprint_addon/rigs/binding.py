@@ -77,7 +77,12 @@ class RigBinding:
     missing_parts: tuple = ()  # what this rig lacks for the whole body (said in the reports)
     rolls: dict = field(default_factory=dict)  # quadrupeds: foot name -> [heel roll controls] (Rigify's paws
     # roll them themselves as the leg reaches; recorded, left to the rig)
-    spine: dict = field(default_factory=dict)  # quadrupeds: hips, chest, neck, head, tail controls (recorded)
+    spine: dict = field(default_factory=dict)  # quadrupeds: hips, chest, neck, head, tail controls (the
+    # tail's: its root bone or Rigify's master)
+    tail_controls: tuple = ()  # quadrupeds: the tail's bones turned by the bake, root to tip (Rigify's FK
+    # controls; else the tail bone and its connected descendants)
+    frames: dict = field(default_factory=dict)  # control -> the bone whose world rotation its parent copies
+    # (Rigify's neck, head and tail follow the torso or the root with the follow switches at 0)
 
     @property
     def is_quadruped(self) -> bool:
@@ -206,6 +211,11 @@ def explicit_mapping(rig_name, text):
         refuse('has "rolls" that are not {foot: [bone, ...]}')
     if "spine" in mapping and not _bone_names(mapping["spine"], empty=True):
         refuse('has a "spine" that is not an object of bone names (hips, chest, neck, head, tail)')
+    if "tail_controls" in mapping and not (isinstance(mapping["tail_controls"], list)
+                                          and all(isinstance(b, str) for b in mapping["tail_controls"])):
+        refuse('has "tail_controls" that are not a list of bone names (the tail, root to tip)')
+    if "frames" in mapping and not _bone_names(mapping["frames"], empty=True):
+        refuse('has "frames" that are not {bone: bone whose world rotation its parent copies}')
     switches = mapping.get("switches", {})
     if not isinstance(switches, dict) or not all(
             isinstance(props, dict) and all(isinstance(v, (int, float)) and math.isfinite(v) for v in props.values())
@@ -251,7 +261,11 @@ def _binding(rig, mapping):
     feet = dict(mapping["feet"])
     rolls = {f: [b for b in names if b in present] for f, names in mapping.get("rolls", {}).items() if f in feet}
     spine = {part: name for part, name in mapping.get("spine", {}).items() if name in present}
-    if set(feet) == set(QUADRUPED_FEET):  # the legs and the torso are baked; the spine, head, tail recorded
+    tail_controls = tuple(b for b in mapping.get("tail_controls", []) if b in present)
+    if not tail_controls and "tail" in spine:  # the tail bone and its connected descendants
+        tail_controls = _connected_chain(rig.data.bones[spine["tail"]])
+    frames = {b: f for b, f in mapping.get("frames", {}).items() if b in present and f in present}
+    if set(feet) == set(QUADRUPED_FEET):  # the legs, torso, spine, neck, head and tail the rig has are baked
         lacking = [f"{part} control" for part in ("hips", "chest", "neck", "head", "tail") if part not in spine]
     else:
         lacking = [f"heel bone ({', '.join(feet)})" if len(heels) < len(feet) else "",
@@ -261,9 +275,22 @@ def _binding(rig, mapping):
     binding = RigBinding(rig, mapping["body"], feet, switches, tuple(mapping.get("com_offset", (0.0, 0.0, 0.0))),
                          ankles=dict(mapping["ankles"]), balls=dict(mapping["balls"]), hips=dict(mapping["hips"]),
                          heels=heels, toes=toes, upper_body=upper_body,
-                         missing_parts=tuple(part for part in lacking if part), rolls=rolls, spine=spine)
+                         missing_parts=tuple(part for part in lacking if part), rolls=rolls, spine=spine,
+                         tail_controls=tail_controls, frames=frames)
     binding.measurements = _measure(rig, binding, mapping)
     return binding
+
+
+def _connected_chain(bone, longest=64):
+    """The bone and its descendants while each has exactly one connected child."""
+    chain = [bone.name]
+    while len(chain) < longest:
+        children = [c for c in bone.children if c.use_connect]
+        if len(children) != 1:
+            break
+        bone = children[0]
+        chain.append(bone.name)
+    return tuple(chain)
 
 
 def upright_rotation(rig):

@@ -111,6 +111,16 @@ def mapping(rig):
         out["rolls"][foot] = [name for name in rolls if name in bones]
         out["switches"][switch] = {SWITCH: 0.0}
     out["spine"] = spine_controls(rig, forward, hips)
+    if "tail" in out["spine"]:
+        out["tail_controls"] = tail_controls(rig, out["spine"]["tail"])
+    out["frames"] = {}
+    for control in [out["spine"].get("neck"), out["spine"].get("head"), *out.get("tail_controls", [])[:1]]:
+        frame = control and copied_frame(rig, control)
+        if frame is not None:
+            out["frames"][control] = frame[0]
+            if frame[1] is not None:
+                bone, prop, value = frame[1]
+                out["switches"].setdefault(bone, {})[prop] = value
     return out
 
 
@@ -141,3 +151,50 @@ def spine_controls(rig, forward, hips):
     if tails:
         out["tail"] = max(tails)[1]  # the master nearest the body: the tail's root
     return out
+
+
+def tail_controls(rig, master):
+    """The tail's FK controls from its root to its tip: Rigify's basic tail has each copy the rotation of the
+    one before it (the first the master's) in local space, before its own (a curl of the master runs down
+    the whole tail)."""
+    chain, target = [], master
+    while True:
+        following = [pose_bone.name for pose_bone in rig.pose.bones if pose_bone.name not in chain and any(
+            c.type == "COPY_ROTATION" and c.target == rig and c.subtarget == target and c.mix_mode == "BEFORE"
+            and c.owner_space == "LOCAL" and c.target_space == "LOCAL" for c in pose_bone.constraints)]
+        if len(following) != 1:
+            return chain
+        chain.append(following[0])
+        target = following[0]
+
+
+def copied_frame(rig, control):
+    """(bone, switch) when the control's parent takes its world rotation from another bone (Rigify's
+    MCH-ROT-neck, -head and -tail copy the torso's or the root's, blended by a follow property through a
+    driver): that bone, and (bone, property, value) of the follow switch that makes the copy whole (None
+    when it is whole undriven); None when the parent copies no rotation or only part of one."""
+    parent = rig.data.bones[control].parent
+    if parent is None:
+        return None
+    for constraint in rig.pose.bones[parent.name].constraints:
+        if not (constraint.type == "COPY_ROTATION" and constraint.target == rig and constraint.subtarget
+                and constraint.mix_mode == "REPLACE" and constraint.owner_space == "WORLD"
+                and constraint.target_space == "WORLD" and constraint.use_x and constraint.use_y
+                and constraint.use_z and not constraint.mute):
+            continue
+        path = f'pose.bones["{parent.name}"].constraints["{constraint.name}"].influence'
+        driver = rig.animation_data.drivers.find(path) if rig.animation_data else None
+        if driver is None:
+            return (constraint.subtarget, None) if constraint.influence == 1.0 else None
+        variables = driver.driver.variables
+        if len(variables) != 1 or variables[0].type != "SINGLE_PROP":
+            return None
+        target = variables[0].targets[0]
+        match = re.fullmatch(r'pose\.bones\["([^"]+)"\]\["([^"]+)"\]', target.data_path or "")
+        if target.id != rig or match is None:
+            return None
+        for value in (0.0, 1.0):  # the follow value at which the copy is whole (Rigify's: 0, influence 1 - follow)
+            if abs(driver.evaluate(value) - 1.0) < 1e-6:
+                return constraint.subtarget, (match[1], match[2], value)
+        return None
+    return None

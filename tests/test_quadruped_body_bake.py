@@ -1,0 +1,250 @@
+"""The spine, neck, head and tail of quadruped rigs (issue 18 points 4-5): generated Rigify wolf, cat and horse
+rigs, moved, turned and scaled, bake and preview solver.quadruped.reconstruct's body from the motion's two
+mass points, measured on the evaluated rigs: each turned bone where reconstruct puts it, the girdles on the
+masses, every key and evaluated rotation continuous, the head leading on left and right turns, the tail
+trailing out of a turn from its first frame, the paws still planted; re-bake, preview, a mapped armature,
+and the command line."""
+
+import importlib
+import json
+import math
+
+import bpy
+import numpy as np
+import pytest
+
+from blender_scenes import (evaluated_matrices, import_track, paw_deform_bones, place_rig, rigify_quadruped_blend,
+                            stance_drift)
+from cli_run import needs_module_install, run_cli
+
+KINDS = ("wolf", "cat", "horse")
+PRESET = {"wolf": "dog", "cat": "cat", "horse": "horse"}
+SPEED = {"wolf": 2.0, "cat": 1.0, "horse": 3.0}  # m/s at scale 1: a trot for each
+PLACE = {"wolf": ((1.5, -2.0, 0.3), 2.4, 1.3), "cat": ((-0.5, 0.8, 0.1), -0.7, 2.0),
+         "horse": ((3.0, 1.0, -0.2), 0.9, 0.8)}
+RADIUS = 6.0  # hip heights: the turn's radius (> 0 left)
+TURNS = [("wolf", 1), ("wolf", -1), ("cat", 1), ("horse", -1)]  # left (+1) and right (-1) turns baked
+# What the bake turns on each rig: the hips and chest controls (Rigify spreads them along the spine), the
+# neck and head controls, the tail's FK controls root to tip (the master stays the artist's).
+TURNED = {"wolf": ["hips", "chest", "neck", "head", "spine.003", "spine.002", "spine.001", "spine"],
+          "cat": ["hips", "chest", "neck", "head", "tail.001", "tail.002", "tail.003", "tail.004"],
+          "horse": ["hips", "chest", "neck", "head", "tail.001", "tail.002", "tail.003", "tail.004", "tail.005"]}
+
+
+def module(addon, name):
+    return importlib.import_module(f"{addon}.{name}")
+
+
+@pytest.fixture(scope="module")
+def blends(addon, tmp_path_factory):
+    """A .blend per Rigify quadruped, generated once for the module."""
+    folder = tmp_path_factory.mktemp("quadruped bodies")
+    return {kind: rigify_quadruped_blend(kind, folder / f"{kind}.blend") for kind in KINDS}
+
+
+def trot_scene(addon, blend, kind, folder, side=None, strides=4):
+    """The rig placed, a trot imported as the active track: on a circle of RADIUS hip heights to the side
+    (+1 left, -1 right), or straight (None); the rig and the track's collection."""
+    rig = place_rig(blend, *PLACE[kind])
+    bake = module(addon, "footprint_addon.bake")
+    character = bake.rig_character(bake.bind(rig), PRESET[kind])
+    gait_track = module(addon, "solver.quadruped.gait_track")
+    h = character.leg_length_nominal
+    track = gait_track.gait_track(character, "trot", SPEED[kind] * PLACE[kind][2], strides * 2.3 * h,
+                                  turn_radius=None if side is None else side * RADIUS * h, preset_name=PRESET[kind])
+    coll = import_track(module(addon, "solver.track"), track, folder / f"{kind} trot.json")
+    bpy.ops.ed.undo_push(message="scene ready")
+    return rig, coll
+
+
+@pytest.fixture(scope="module")
+def baked(addon, blends, tmp_path_factory):
+    """Each TURNS trot baked, and what the tests read of it (kept as arrays: each bake opens another file):
+    the motion, the body the bake turned, the evaluated world matrices of the turned bones, the hips and
+    the paws, the action's F-curves, the rig's rest matrices and placement."""
+    results = {}
+    bake = module(addon, "footprint_addon.bake")
+    animation = module(addon, "footprint_addon.animation")
+    for kind, side in TURNS:
+        rig, coll = trot_scene(addon, blends[kind], kind, tmp_path_factory.mktemp(kind), side)
+        assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+        binding = bake.bind(rig)
+        frames, motion = bake.solve_for_rig(bpy.context, coll, binding)
+        _targets, body = bake.targets_and_body(binding, motion, bake.world_rest(binding))
+        turned = list(body.parts)
+        feet = list(motion.character.feet)
+        paws = [paw_deform_bones(rig, binding.balls[foot]) for foot in feet]
+        hips = [binding.hips[foot] for foot in feet]
+        bones = turned + hips + [name for group in paws for name in group]
+        matrices = evaluated_matrices(rig, frames, bones)
+        action = rig.animation_data.nla_tracks[f"Footprints: {coll.name}"].strips[0].action
+        curves = {}
+        for fcurve in animation.action_fcurves(action):
+            values = np.zeros(2 * len(fcurve.keyframe_points))
+            fcurve.keyframe_points.foreach_get("co", values)
+            curves[fcurve.data_path, fcurve.array_index] = values[1::2]
+        results[kind, side] = {
+            "frames": frames, "motion": motion, "body": body, "fps": bpy.context.scene.render.fps,
+            "turned": {name: matrices[:, j] for j, name in enumerate(turned)},
+            "hips": matrices[:, len(turned):len(turned) + 4, :3, 3],
+            "paws": matrices[:, len(turned) + 4:, :3, 3], "paw_counts": [len(group) for group in paws],
+            "curves": curves, "rest": {b.name: np.array(b.matrix_local) for b in rig.data.bones},
+            "tails": {b.name: np.array(b.tail_local) for b in rig.data.bones},
+            "rotation": np.array(rig.matrix_world.to_3x3().normalized()),
+            "align": binding.measurements["align"], "upright": binding.measurements["upright"],
+        }
+    return results
+
+
+def unit_rotations(matrices):
+    rotation = matrices[..., :3, :3]
+    return rotation / np.linalg.norm(rotation, axis=-2, keepdims=True)
+
+
+def angles_between(a, b):
+    relative = np.swapaxes(a, -1, -2) @ b
+    return np.arccos(np.clip((np.trace(relative, axis1=-2, axis2=-1) - 1) / 2, -1, 1))
+
+
+def turn_per_frame(rotations):
+    return angles_between(rotations[:-1], rotations[1:])
+
+
+def motion_turn_per_frame(motion, fps):
+    """The motion's own largest frame-to-frame change of direction: of the hind-to-fore line and of each
+    mass's travel (where it moves at over 0.1 m/s), as tests/test_quadruped_reconstruct.py measures it."""
+    hind, fore = motion.body_points[:, 0], motion.body_points[:, 1]
+
+    def unit(v):
+        return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+    def turns(directions):
+        return np.arccos(np.clip(np.einsum("nk,nk->n", directions[:-1], directions[1:]), -1, 1))
+
+    largest = turns(unit(fore - hind)).max()
+    for points in (hind, fore):
+        steps = np.diff(points, axis=0)
+        moving = np.linalg.norm(steps, axis=1) * fps > 0.1
+        both = moving[:-1] & moving[1:]
+        largest = max(largest, turns(unit(np.where(moving[:, None], steps, [0, 1, 0])))[both].max())
+    return largest
+
+
+def world_yaw(result, name):
+    """The evaluated bone's heading (N,) in the world: its rest facing (the rig's) carried by its turn."""
+    rest = result["rotation"] @ result["rest"][name][:3, :3]
+    turn = unit_rotations(result["turned"][name]) @ rest.T @ result["align"].T
+    return np.unwrap(np.arctan2(-turn[:, 0, 1], turn[:, 1, 1]))
+
+
+def side_name(side):
+    return "left" if side > 0 else "right"
+
+
+@pytest.mark.parametrize("kind, side", TURNS)
+def test_each_turned_bone_is_where_the_reconstruction_puts_it(baked, kind, side):
+    result = baked[kind, side]
+    body, motion = result["body"], result["motion"]
+    assert list(body.parts) == TURNED[kind]
+    errors = {name: math.degrees(angles_between(unit_rotations(m), body.world[name]).max())
+              for name, m in result["turned"].items()}
+    print(f"\n{kind} {side_name(side)}: largest angle from the reconstruction (deg):",
+          {name: round(e, 3) for name, e in errors.items()})
+    assert max(errors.values()) < 0.5
+    # The girdles (the hips' midpoints) on the two masses, within 3 % of the body's length.
+    hips = result["hips"]
+    length = np.linalg.norm(motion.body_points[:, 1] - motion.body_points[:, 0], axis=1).mean()
+    for k, girdle in enumerate((hips[:, :2].mean(axis=1), hips[:, 2:].mean(axis=1))):
+        off = np.linalg.norm(girdle - motion.body_points[:, k], axis=1).max()
+        print(f"  {('hind', 'fore')[k]} girdle off its mass by at most {1000 * off:.1f} mm ({off / length:.1%})")
+        assert off <= 0.03 * length
+    # The rig's measured proportions, not the wolf's defaults scaled: the head ahead of and above the neck.
+    neck, head = np.array(body.params.neck_offset), np.array(body.params.head_offset)
+    assert head[1] > neck[1] > 0 and head[2] > 0 and body.params.tail_segments == len(TURNED[kind]) - 4
+
+
+@pytest.mark.parametrize("kind, side", TURNS)
+def test_keys_and_evaluated_rotations_are_continuous(baked, kind, side):
+    """No keyed channel of a turned bone, and no turned bone's evaluated world rotation, changes in a frame
+    by more than 3 x the motion's own largest frame-to-frame change of direction (issue 18)."""
+    result = baked[kind, side]
+    own = motion_turn_per_frame(result["motion"], result["fps"])
+    keyed = {key: values for key, values in result["curves"].items()
+             if any(key[0].startswith(f'pose.bones["{name}"].rotation') for name in TURNED[kind])}
+    assert {path.split('"')[1] for path, _k in keyed} == set(TURNED[kind])
+    key_jump = max(np.abs(np.diff(values)).max() for values in keyed.values())
+    turn_jump = max(turn_per_frame(unit_rotations(m)).max() for m in result["turned"].values())
+    print(f"\n{kind} {side_name(side)}: the motion's own {math.degrees(own):.2f} deg/frame; largest key step "
+          f"{key_jump / own:.2f}x, evaluated turn {turn_jump / own:.2f}x of it")
+    assert key_jump <= 3 * own and turn_jump <= 3 * own
+    # The measure catches a snap: the head turned from half way on by what the bound allows, and a little.
+    head = unit_rotations(result["turned"]["head"]).copy()
+    half, snap = len(head) // 2, 3.1 * own + turn_per_frame(head).max()
+    head[half:] = head[half:] @ np.array([[math.cos(snap), -math.sin(snap), 0], [math.sin(snap), math.cos(snap), 0],
+                                          [0, 0, 1]])
+    assert turn_per_frame(head).max() > 3 * own
+
+
+@pytest.mark.parametrize("kind, side", TURNS)
+def test_the_head_leads_the_pelvis_into_the_turn(baked, kind, side):
+    """On a circle the evaluated head's yaw leads the evaluated hips': by the spine's bend and the head's
+    look ahead along the fore mass's path (lookahead seconds on a circle of radius r at speed v: half the
+    angle travelled, v lookahead / 2 r), to the side of the turn."""
+    result = baked[kind, side]
+    body, motion = result["body"], result["motion"]
+    middle = slice(len(motion.times) // 4, -len(motion.times) // 4)
+    lead = (world_yaw(result, "head") - world_yaw(result, "hips"))[middle].mean()
+    expected = (body.pose.bend + body.pose.head_lead)[middle].mean()
+    fore = motion.body_points[:, 1]
+    speed = np.linalg.norm(np.diff(fore[:, :2], axis=0), axis=1).mean() / np.diff(motion.times).mean()
+    look = speed * body.params.lookahead / (2 * RADIUS * motion.character.leg_length_nominal)
+    print(f"\n{kind} {side_name(side)}: the head leads the hips by {math.degrees(lead):.1f} deg (the spine's bend "
+          f"{math.degrees(body.pose.bend[middle].mean()):.1f}, the head's look ahead "
+          f"{math.degrees(body.pose.head_lead[middle].mean()):.1f}; v lookahead / 2 r {math.degrees(look):.1f})")
+    assert np.sign(lead) == side and abs(lead) > math.radians(3)
+    assert lead == pytest.approx(expected, abs=math.radians(0.5))
+    assert side * body.pose.head_lead[middle].mean() == pytest.approx(look, rel=0.35)
+
+
+@pytest.mark.parametrize("kind, side", TURNS)
+def test_the_tail_trails_out_of_the_turn_and_starts_steady(baked, kind, side):
+    """Pushed round the circle toward its centre, the tail swings out (opposite the acceleration) on the
+    evaluated rig, as far as the reconstruction swings it; and it starts at rest in its steady state for the
+    first frame's push (no pop): the first frames turn it no faster than the frames after."""
+    result = baked[kind, side]
+    body, name = result["body"], TURNED[kind][-1]
+    tip, hips = result["turned"][name], result["turned"]["hips"]
+    # The tail's tip bone's direction in the hips' frame against its rest direction there, along the
+    # animal's right (armature space: the body frame's +X brought back through align and the object's turn).
+    hips_rest = result["rest"]["hips"][:3, :3]
+    along = (np.swapaxes(unit_rotations(hips), 1, 2) @ unit_rotations(tip))[:, :, 1]
+    rest = (hips_rest.T @ result["rest"][name][:3, :3])[:, 1]
+    right = hips_rest.T @ result["rotation"].T @ result["align"].T @ [1.0, 0.0, 0.0]
+    outward = side * np.arcsin(np.clip((along - rest) @ right, -1, 1))  # a left turn's outside is the right
+    swung = side * body.pose.tail_side.sum(axis=1)  # the reconstruction's: the joints' bends added up
+    middle = slice(len(outward) // 4, -len(outward) // 4)
+    print(f"\n{kind} {side_name(side)}: the tail's tip swung out of the turn by {np.degrees(outward[middle].mean()):.2f} "
+          f"deg on average (the reconstruction's joints {np.degrees(swung[middle].mean()):.2f}); at the first frame "
+          f"{np.degrees(outward[0]):.2f}")
+    assert outward[middle].mean() > math.radians(0.3)
+    assert outward[middle].mean() == pytest.approx(swung[middle].mean(), abs=math.radians(0.2))
+    assert np.abs(body.pose.tail_state[0, :, :, 1]).max() == 0.0  # at rest at the first frame ...
+    assert body.pose.tail_state[0, :, 0, 0] == pytest.approx(body.pose.tail_state[1, :, 0, 0], abs=2e-3)  # ... held
+    relative = np.swapaxes(unit_rotations(hips), 1, 2) @ unit_rotations(tip)
+    steps = turn_per_frame(relative)
+    assert steps[:3].max() <= max(steps[3:].max(), 1e-3)
+
+
+@pytest.mark.parametrize("kind, side", TURNS)
+def test_stance_paws_stay_planted_with_the_spine_turned(baked, kind, side):
+    result = baked[kind, side]
+    motion, points = result["motion"], result["paws"]
+    drifts, start = {}, 0
+    for leg, foot in enumerate(motion.character.feet):
+        count = result["paw_counts"][leg]
+        drifts[foot], stances = stance_drift(motion, leg, points[:, start:start + count])
+        start += count
+        assert stances >= 3
+    print(f"\n{kind} {side_name(side)}: stance drift of the paws' deform bones (mm)",
+          {foot: round(1000 * d, 3) for foot, d in drifts.items()})
+    assert max(drifts.values()) <= 1e-3

@@ -7,6 +7,7 @@ and the command line."""
 
 import importlib
 import json
+import json
 import math
 
 import bpy
@@ -248,3 +249,131 @@ def test_stance_paws_stay_planted_with_the_spine_turned(baked, kind, side):
     print(f"\n{kind} {side_name(side)}: stance drift of the paws' deform bones (mm)",
           {foot: round(1000 * d, 3) for foot, d in drifts.items()})
     assert max(drifts.values()) <= 1e-3
+
+
+def turned_rotations(addon, rig, frames, body):
+    """The evaluated world rotations {bone: (N, 3, 3)} of the bones the body turns."""
+    names = list(body.parts)
+    matrices = evaluated_matrices(rig, frames, names)
+    return {name: unit_rotations(matrices[:, j]) for j, name in enumerate(names)}
+
+
+def test_rebake_replaces_only_what_it_made(addon, blends, tmp_path):
+    """An artist's own layer keying the neck stays under the bake, untouched; baking again replaces the
+    bake's action (with its spine, neck, head and tail keys) and nothing else."""
+    rig, coll = trot_scene(addon, blends["wolf"], "wolf", tmp_path, strides=2)
+    anim = rig.animation_data_create()
+    own = bpy.data.actions.new("nod")
+    below = anim.nla_tracks.new()
+    below.name = "Artist below"
+    rig.pose.bones["neck"].rotation_quaternion = (0.98, 0.2, 0.0, 0.0)
+    anim.action = own
+    rig.pose.bones["neck"].keyframe_insert("rotation_quaternion", frame=1)
+    anim.action = None
+    below.strips.new("nod", 1, own)
+    rig.pose.bones["neck"].rotation_quaternion = (1.0, 0.0, 0.0, 0.0)
+    before = [(t.name, [(s.name, s.action.name) for s in t.strips]) for t in anim.nla_tracks]
+    animation = module(addon, "footprint_addon.animation")
+    own_keys = [(f.data_path, f.array_index, f.keyframe_points[0].co[1]) for f in animation.action_fcurves(own)]
+    for _attempt in range(2):
+        assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    tracks = [(t.name, [(s.name, s.action.name) for s in t.strips]) for t in rig.animation_data.nla_tracks]
+    assert tracks[:1] == before and [name for name, _strips in tracks] == ["Artist below", f"Footprints: {coll.name}"]
+    ours = [a for a in bpy.data.actions if a.get("footprint_track") is not None]
+    assert len(ours) == 1
+    paths = {f.data_path for f in animation.action_fcurves(ours[0])}
+    assert {f'pose.bones["{name}"].rotation_quaternion' for name in TURNED["wolf"]} <= paths
+    assert [(f.data_path, f.array_index, f.keyframe_points[0].co[1]) for f in animation.action_fcurves(own)] == own_keys
+
+
+def test_preview_and_live_update_turn_the_same_body(addon, blends, tmp_path):
+    """The preview turns each bone as the bake does (the rotation it ends with, after the rig's own
+    constraints), follows a moved footprint, and leaves the rig at rest when removed."""
+    rig, coll = trot_scene(addon, blends["horse"], "horse", tmp_path, side=1, strides=3)
+    rest = {b.name: np.array(b.matrix) for b in rig.pose.bones}
+    assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
+    live = module(addon, "footprint_addon.live")
+    solved = module(addon, "footprint_addon.solved")
+    bake = module(addon, "footprint_addon.bake")
+    live.flush(bpy.context)
+    binding = bake.bind(rig)
+    motion = solved.last_motion(coll)
+    _targets, body = bake.targets_and_body(binding, motion, bake.world_rest(binding))
+    frames = bake.frame_times(bpy.context.scene, motion.times[0], motion.times[-1])[0]
+    for name, rotations in turned_rotations(addon, rig, frames, body).items():
+        assert math.degrees(angles_between(rotations, body.world[name]).max()) < 0.5, name
+    footprint = [o for o in coll.objects if o.footprint.is_footprint and o.footprint.foot == "LF"][2]
+    footprint.location.x += 0.05
+    bpy.context.view_layer.update()
+    assert live.flush(bpy.context) == 1
+    moved = solved.last_motion(coll)
+    _targets, body = bake.targets_and_body(binding, moved, bake.world_rest(binding))
+    for name, rotations in turned_rotations(addon, rig, frames, body).items():
+        assert math.degrees(angles_between(rotations, body.world[name]).max()) < 0.5, name
+    assert bpy.ops.footprint.preview(rig="rig", remove=True) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert all(np.allclose(np.array(b.matrix), rest[b.name], atol=1e-5) for b in rig.pose.bones)
+    assert rig.pose.bones["torso"]["neck_follow"] == pytest.approx(0.5)  # the follow switch put back
+
+
+def test_a_mapped_quadruped_turns_the_spine_bones_its_mapping_names(addon, clean, tmp_path):
+    """A plain quadruped armature (the wolf metarig with Set up Leg IK) whose mapping names neck, head and
+    tail bones: the bake turns them (the tail bone and its connected descendants) as reconstruct says; the
+    bones that carry the body control are left to it."""
+    import addon_utils
+
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.object.armature_wolf_metarig_add()
+    rig = bpy.context.active_object
+    rig.location, rig.rotation_euler, rig.scale = (0.5, 0.5, 0.0), (0.0, 0.0, 0.6), (1.2, 1.2, 1.2)
+    bpy.context.view_layer.update()
+    assert bpy.ops.footprint.setup_leg_ik(rig=rig.name) == {"FINISHED"}
+    binding_module = module(addon, "footprint_addon.rigs.binding")
+    mapping = json.loads(rig.data[binding_module.MAPPING_KEY])
+    mapping["spine"] = {"hips": "spine.004", "neck": "spine.009", "head": "spine.011", "tail": "spine.003"}
+    rig.data[binding_module.MAPPING_KEY] = json.dumps(mapping)
+    bake = module(addon, "footprint_addon.bake")
+    binding = bake.bind(rig)
+    character = bake.rig_character(binding, "dog")
+    gait_track = module(addon, "solver.quadruped.gait_track")
+    h = character.leg_length_nominal
+    track = gait_track.gait_track(character, "trot", 2.0, 3 * 2.3 * h, turn_radius=RADIUS * h, preset_name="dog")
+    coll = import_track(module(addon, "solver.track"), track, tmp_path / "trot.json")
+    assert bpy.ops.footprint.bake(rig=rig.name) == {"FINISHED"}
+    frames, motion = bake.solve_for_rig(bpy.context, coll, binding)
+    _targets, body = bake.targets_and_body(binding, motion, bake.world_rest(binding))
+    carried = {binding.body}
+    bone = rig.data.bones[binding.body]
+    while bone.parent is not None:
+        bone = bone.parent
+        carried.add(bone.name)
+    expected = [name for name in ("spine.004", "spine.009", "spine.011") if name not in carried]
+    assert list(body.parts) == expected + ["spine.003", "spine.002", "spine.001", "spine"]
+    for name, rotations in turned_rotations(addon, rig, frames, body).items():
+        assert math.degrees(angles_between(rotations, body.world[name]).max()) < 0.5, name
+
+
+@needs_module_install
+def test_the_command_line_bakes_and_batches_a_rigify_wolf(addon, blends, tmp_path):
+    """`python -m footprint_locomotion bake` and `batch` on a scene with a Rigify wolf and a quadruped track:
+    the baked file's action turns the spine, neck, head and tail."""
+    _rig, coll = trot_scene(addon, blends["wolf"], "wolf", tmp_path, side=-1, strides=2)
+    track = coll.name
+    scene = tmp_path / "wolf scene.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(scene))
+    out = tmp_path / "baked.blend"
+    proc = run_cli("bake", str(scene), "--track", track, "--rig", "rig", "--output", str(out))
+    assert proc.returncode == 0, proc.stderr[-1500:]
+    jobs = tmp_path / "jobs.json"
+    jobs.write_text(json.dumps([{"file": str(scene), "track": track, "rig": "rig", "output": "batched.blend"}]))
+    proc = run_cli("batch", str(jobs), "--output-dir", str(tmp_path / "out"))
+    assert proc.returncode == 0 and "batch: 1 of 1 jobs baked" in proc.stdout, proc.stdout[-1500:] + proc.stderr[-1500:]
+    animation = module(addon, "footprint_addon.animation")
+    for path in (out, tmp_path / "out" / "batched.blend"):
+        bpy.ops.wm.open_mainfile(filepath=str(path))
+        strip = bpy.data.objects["rig"].animation_data.nla_tracks[f"Footprints: {track}"].strips[0]
+        curves = {(f.data_path, f.array_index): f for f in animation.action_fcurves(strip.action)}
+        for name in TURNED["wolf"]:
+            values = np.zeros(2 * len(curves[f'pose.bones["{name}"].rotation_quaternion', 3].keyframe_points))
+            curves[f'pose.bones["{name}"].rotation_quaternion', 3].keyframe_points.foreach_get("co", values)
+            assert np.ptp(values[1::2]) > 1e-3, (path.name, name)  # turned, not left at rest

@@ -384,3 +384,26 @@ def test_a_curb_lower_than_a_step_is_walked_a_higher_one_refused(solver):
         else:
             with pytest.raises(errors.FootprintError, match=r"the ground 3.9\d m along the path is \d\d degrees steep"):
                 laid_out(solver, "dog", [("trot", 2.0, 8.0)], terrain=field)
+
+
+def test_jumps_are_found_from_the_grounds_heights_along_a_path(solver):
+    """jumps.find on a profile sampled every centimetre under three lines (a dog: a step 0.18 m, a body 0.66 m):
+    a gap (no ground) with a ledge across it, a 0.3 m box 0.4 m long (an obstacle, its height above the
+    ground before it), a curb of 0.1 m (walked), a ditch 0.5 m wide and 0.4 m deep (a gap), a platform 0.3 m
+    up and 2 m long (two ledges: onto it and off), a 0.5 m block under the left feet's line alone (an obstacle:
+    every line counts); no ground at the ends is left to the footprints there."""
+    jumps = solver("quadruped.jumps")
+    u = np.round(np.arange(0.0, 20.0, 0.01), 10)
+    z = np.zeros((3, len(u)))
+    z[:, (u > 1.0) & (u < 1.8)] = np.nan  # gap
+    z[:, u >= 1.8] += 0.05  # the far side 5 cm higher
+    z[:, (u >= 4.0) & (u < 4.4)] += 0.3  # box
+    z[:, u >= 6.0] += 0.1  # curb
+    z[:, (u >= 8.0) & (u < 8.5)] -= 0.4  # ditch
+    z[:, (u >= 10.0) & (u < 12.0)] += 0.3  # platform
+    z[0, (u >= 14.0) & (u < 14.5)] += 0.5  # a bank under the left feet only
+    z[:, u > 19.9] = np.nan
+    found = jumps.find(u, z, 0.18, 0.66)
+    kinds = [(f.kind, round(f.u0, 2), round(f.u1, 2), round(f.height, 2)) for f in found]
+    assert kinds == [("gap", 1.0, 1.8, 0.0), ("obstacle", 3.99, 4.4, 0.3), ("gap", 7.99, 8.5, 0.0),
+                     ("ledge", 9.99, 10.0, 0.0), ("ledge", 11.99, 12.0, 0.0), ("obstacle", 13.99, 14.5, 0.5)]

@@ -1,4 +1,6 @@
-"""Generating a track along a curve object (vdP97 §2.1, Fig. 4) with automatic timing (§4.1, Fig. 12)."""
+"""Generating a track along a curve object: a biped's steps (vdP97 §2.1, Fig. 4) with automatic timing (§4.1,
+Fig. 12), or a quadruped's gait at a speed (Torkos 1998 §3.4: footprints along a path), jumping the gaps and
+obstacles its terrain meshes have on the way."""
 
 import bpy
 import numpy as np
@@ -7,7 +9,10 @@ from mathutils import geometry
 
 from ...solver import footpath, running
 from ...solver.character import preset
-from ...solver.errors import PathError
+from ...solver.errors import FootprintError, PathError
+from ...solver.quadruped import gait_track, gaits, jumps as jumps_module
+from ...solver.quadruped.ground import PathGround, Polyline
+from ...solver.terrain import FlatTerrain
 from ...solver.timing import timing_for_sequence
 from ...solver.track import make_track, validate
 from .. import scene_io
@@ -17,6 +22,13 @@ from .common import USER_ERRORS
 
 BEZIER_RESOLUTION = 64  # polyline points per Bezier segment; tangents are interpolated between them
 TREAD_REACH = 0.45  # steps: how far a footprint may move onto a tread (under half: the order stays)
+SCAN = 0.01  # metres between the ground's samples under a quadruped's path when looking for jumps: a gap's or
+# an obstacle's stretch is found to within this (its footprints keep half a foot and 2 cm from it: jumps.py)
+FILL_TRIES = 8  # layouts tried to end the body at the curve's end (each drops the strides that overshoot)
+QUADRUPED_GAIT_ITEMS = [("auto", "Auto", "By speed, as animals choose (Alexander and Jayes 1983): walk up to Froude "
+                                         "0.5, trot up to 2.5, then gallop (rotary for the dog and cat)")] + [
+    (name, name.replace("_", " ").title(), f"The {name.replace('_', ' ')} (Torkos 1998 §3.3; Hildebrand's footfalls)")
+    for name in gaits.GAITS]
 
 
 def curve_polyline(obj, depsgraph):
@@ -114,6 +126,66 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
                                        description="Collection of terrain meshes; empty, with no terrain either: "
                                                    "the active track's")
     start_time: FloatProperty(name="Start Time", default=0.0, description="Contact time of the first footprint")
+    # Quadrupeds (dog, cat, horse): a gait at a speed instead of steps
+    quadruped_gait: EnumProperty(name="Gait", items=QUADRUPED_GAIT_ITEMS, default="auto",
+                                 description="Quadruped: the footfall pattern; Auto picks it from the speed, so a "
+                                             "changing speed walks, trots and gallops")
+    speed: FloatProperty(name="Speed", default=2.0, min=0.05, soft_max=15.0, unit="VELOCITY",
+                         description="Quadruped: speed along the ground, metres per second (sets stride and "
+                                     "timing: Alexander's stride = 2.3 hip height x Froude^0.3)")
+    change_speed: BoolProperty(name="Change Speed", default=False,
+                               description="Quadruped: the speed changes evenly along the curve from Speed to "
+                                           "End Speed, a stride at a time (with Gait Auto: walk, trot, gallop)")
+    end_speed: FloatProperty(name="End Speed", default=6.0, min=0.05, soft_max=15.0, unit="VELOCITY",
+                             description="Quadruped, Change Speed: the speed at the curve's end, metres per second")
+    distance: FloatProperty(name="Distance", default=10.0, min=0.01, soft_max=100.0, unit="LENGTH",
+                            description="Quadruped, without Fill Curve: how far the body travels along the curve "
+                                        "(past its end: straight on)")
+    jump: BoolProperty(name="Jump Gaps and Obstacles", default=True,
+                       description="Quadruped on terrain meshes: where the curve crosses no ground (a gap) or "
+                                   "ground more than a quarter of the hip height higher (or lower) that comes "
+                                   "back within a body length (an obstacle), or a riser that high (a ledge), the "
+                                   "gait flies over it with its own flight")
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        layout.prop_search(self, "curve", bpy.data, "objects")
+        layout.prop(self, "character")
+        if _is_quadruped(self.character):
+            layout.prop(self, "quadruped_gait")
+            layout.prop(self, "speed")
+            layout.prop(self, "change_speed")
+            if self.change_speed:
+                layout.prop(self, "end_speed")
+            layout.prop(self, "fill")
+            if not self.fill:
+                layout.prop(self, "distance")
+            layout.prop(self, "jump")
+            for name in BIPED_ONLY:  # set, they make the operator refuse: shown so they can be turned off
+                if getattr(self, name):
+                    row = layout.row()
+                    row.alert = True
+                    row.prop(self, name)
+        else:
+            layout.prop(self, "runner")
+            if self.runner:
+                layout.prop(self, "speed_kmh")
+                layout.prop(self, "run_start")
+                layout.prop(self, "run_stop")
+            else:
+                layout.prop(self, "gait")
+                layout.prop(self, "step_length")
+            layout.prop(self, "step_width")
+            layout.prop(self, "start_foot")
+            layout.prop(self, "fill")
+            if not self.fill:
+                layout.prop(self, "steps")
+        layout.prop(self, "new_track")
+        layout.prop_search(self, "terrain", bpy.data, "objects")
+        layout.prop_search(self, "terrain_collection", bpy.data, "collections")
+        layout.prop(self, "start_time")
 
     def execute(self, context):
         curve = bpy.data.objects.get(self.curve) if self.curve else context.active_object
@@ -139,6 +211,21 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
             return {"CANCELLED"}
         depsgraph = context.evaluated_depsgraph_get()
         character = preset(self.character)
+        if character.is_quadruped:
+            biped = [name for name in BIPED_ONLY if getattr(self, name)]
+            if biped:
+                shown = ", ".join(self.properties.bl_rna.properties[name].name for name in biped)
+                self.report({"ERROR"}, f"{shown}: for bipeds; {self.character!r} is a quadruped (give it a Gait "
+                                       "and a Speed)")
+                return {"CANCELLED"}
+            try:
+                track, tilt, summary = self._quadruped(curve, depsgraph, character, terrain, ground)
+            except USER_ERRORS as exc:
+                self.report({"ERROR"}, f"Curve {curve.name!r}: {exc}")
+                return {"CANCELLED"}
+            coll, _objs = self._write(context, curve, old, terrain, ground, track, tilt, "walk")
+            self.report({"INFO"}, f"{len(track)} footprints along {curve.name} in {coll.name!r}: {summary}")
+            return {"FINISHED"}
         try:
             stride = running.natural(self.speed_kmh) if self.runner else None
             points, corners = curve_polyline(curve, depsgraph)
@@ -182,18 +269,7 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
         except USER_ERRORS as exc:
             self.report({"ERROR"}, f"Curve {curve.name!r}: {exc}")
             return {"CANCELLED"}
-        if self.new_track:
-            gait = "run" if self.runner else self.gait
-            coll = scene_io.new_track(context, f"{curve.name} footprints", self.character, terrain, gait, ground)
-        else:
-            coll = old
-            for obj in scene_io.footprints(coll):
-                bpy.data.objects.remove(obj)
-            settings = coll.footprint_track
-            settings.character, settings.character_json = self.character, ""
-            settings.gait = "run" if self.runner else self.gait
-            settings.terrain, settings.terrain_collection = terrain, ground
-        objs = scene_io.write_track(coll, track, tilt=tilt)
+        coll, objs = self._write(context, curve, old, terrain, ground, track, tilt, "run" if self.runner else self.gait)
         if len(straddling):
             names = ", ".join(objs[i].name for i in straddling)
             self.report({"WARNING"}, f"{names}: no tread within {TREAD_REACH * step:.2f} m along {curve.name} "
@@ -201,6 +277,127 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
         else:
             self.report({"INFO"}, f"{len(track)} footprints along {curve.name} in {coll.name!r}")
         return {"FINISHED"}
+
+    def _write(self, context, curve, old, terrain, ground, track, tilt, gait):
+        """The track into a new collection or the active one (its footprints replaced); the collection and the
+        footprint objects in the track's order."""
+        if self.new_track:
+            coll = scene_io.new_track(context, f"{curve.name} footprints", self.character, terrain, gait, ground)
+        else:
+            coll = old
+            for obj in scene_io.footprints(coll):
+                bpy.data.objects.remove(obj)
+            settings = coll.footprint_track
+            settings.character, settings.character_json = self.character, ""
+            settings.gait = gait
+            settings.terrain, settings.terrain_collection = terrain, ground
+        return coll, scene_io.write_track(coll, track, tilt=tilt)
+
+    def _quadruped(self, curve, depsgraph, character, terrain, ground):
+        """A quadruped's gait along the curve (the path of its body), on the terrain meshes and over the jumps
+        they need: (track, tilt or None, a summary for the report); FootprintError naming what is wrong."""
+        points, _corners = curve_polyline(curve, depsgraph)  # a Poly curve's vertices: the spline's points (Torkos
+        path = Polyline(points)  # §3.4 runs a Catmull-Rom spline through them)
+        objects = terrain_objects(terrain, ground)
+        probe = TerrainProbe(objects, depsgraph) if objects else None
+        h = character.leg_length_nominal
+        length = path.length if self.fill else self.distance
+        if probe is None:  # level ground at the curve's start
+            floor, found = FlatTerrain(float(points[0, 2])), []
+        else:
+            floor, found = _probe_ground(probe, path, character, length)
+            if not self.jump:
+                found = []
+
+        def sections(distance):
+            if self.change_speed:
+                return gait_track.ramp_sections(character, self.quadruped_gait, self.speed, self.end_speed, distance)
+            return [gait_track.Section(self.quadruped_gait, self.speed, distance)]
+
+        def lay_out(distance):
+            spans, jumps = PathGround(terrain=floor, path=path), []
+            for number, stretch in enumerate(found, 1):  # each in metres along the ground, the ones before flown
+                start, size = spans.span(stretch.u0, stretch.u1)
+                jumps.append(jumps_module.Jump(start, size, stretch.height, f"{stretch.kind} {number}"))
+                spans = PathGround(terrain=floor, path=path, spans=[(j.start, j.length) for j in jumps])
+            return gait_track.layout(character, sections(distance), preset_name=self.character, terrain=floor,
+                                     jumps=jumps, path=path)
+
+        distance = length
+        laid = lay_out(distance)
+        for _ in range(FILL_TRIES if self.fill else 0):  # the body's last mid-stance at the curve's end at most
+            over = float(laid.along.max()) - length
+            if over <= 1e-6:
+                break
+            distance -= over + 1e-3
+            if distance <= 0:
+                raise FootprintError(f"the curve is {length:.2f} m long, shorter than one stride of the gait at "
+                                     f"{self.speed:g} m/s ({gaits.stride_length(self.speed, h):.2f} m)")
+            laid = lay_out(distance)
+        track = validate(laid.track, allowed_feet=character.feet)
+        tilt = None
+        if probe is not None:
+            labels = [f"footprint {i} ({foot})" for i, foot in enumerate(track.feet)]
+            track, tilt = scene_io.conform_track(track, probe, labels)
+        names = []
+        for section in sections(distance):
+            name = gaits.choose(section.gait, section.speed, character).name
+            if not names or names[-1] != name:
+                names.append(name)
+        speeds = f"{self.speed:g} to {self.end_speed:g} m/s" if self.change_speed else f"{self.speed:g} m/s"
+        summary = f"{' -> '.join(names)} at {speeds}"
+        if laid.flights:
+            summary += "; " + ", ".join(f"{f.jump.name} {f.jump.start:.2f} m along: a {f.gait} flight of "
+                                        f"{f.duration:.2f} s" for f in laid.flights)
+        return track, tilt, summary
+
+
+BIPED_ONLY = ("runner", "run_start", "run_stop")  # options a quadruped refuses (its gait and speed are its own)
+
+
+def _is_quadruped(name):
+    try:
+        return preset(name).is_quadruped
+    except FootprintError:
+        return False
+
+
+class _RayGround:
+    """The terrain meshes as a gait's ground (ground.PathGround's terrain): the height straight below each
+    point by ray casts; where none hits (a gap, past a mesh's edge) `fill`. Its spacing only sets how finely
+    PathGround samples the path: every spacing / 4 = SCAN metres from its start, on the jump scan's own
+    samples, so each jump's ends (scan samples) are path samples and its take-off's metric is the ground's
+    before the riser, not one across it."""
+
+    spacing = 4 * SCAN
+
+    def __init__(self, probe, fill):
+        self.probe, self.fill = probe, fill
+
+    def heights(self, xy):
+        xy = np.asarray(xy, dtype=float)
+        hit, points, _normals = self.probe.project(xy.reshape(-1, 2))
+        return np.where(hit, points[:, 2], self.fill).reshape(xy.shape[:-1])
+
+
+def _probe_ground(probe, path, character, length):
+    """The ground under a quadruped's path (a _RayGround, its gaps at the lowest ground found) and the
+    stretches it must jump (jumps.find) over the first `length` metres and a body length beyond: the ground
+    sampled every SCAN metres under the centreline and the feet's lines either side (the hips' half width
+    out); a step a quarter of the hip height (gait_track.STEP), a short stretch a body length (hind to fore
+    hips: shorter, no four feet stand on it: it is jumped over; longer, jumped onto and off)."""
+    width = float(np.abs(character.hip_offsets[:, 0]).max())
+    body = float(np.ptp(character.hip_offsets[:, 1]))
+    u = np.arange(0.0, max(length, SCAN) + body + SCAN / 2, SCAN)
+    centre, heading = path.centre(u)
+    right = np.stack([np.cos(heading), np.sin(heading)], axis=-1)
+    lines = np.stack([centre + side * width * right for side in (-1.0, 0.0, 1.0)])
+    hit, points, _normals = probe.project(lines.reshape(-1, 2))
+    z = np.where(hit, points[:, 2], np.nan).reshape(3, len(u))
+    if not hit.any():
+        raise FootprintError(f"no terrain under the curve (terrain {probe.name!r})")
+    found = jumps_module.find(u, z, gait_track.STEP * character.leg_length_nominal, body)
+    return _RayGround(probe, float(np.nanmin(z))), found
 
 
 classes = (FOOTPRINT_OT_generate_along_curve,)

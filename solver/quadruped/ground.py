@@ -285,7 +285,8 @@ class PathGround:
     def span(self, u0, u1):
         """A jump's (start, length) in metres along the ground for the plan stretch u0 to u1 of the path: its
         start where the path (the spans given so far flown) reaches u0, its length at the take-off's metric
-        (the one the stretch is then flown at)."""
+        (the one the stretch is then flown at: the sampling interval's that holds u0, ending at it when u0 is a
+        sample, as the add-on's jumps are)."""
         if self.flat:
             return float(u0), float(u1 - u0)
         self._ensure(float(u1))

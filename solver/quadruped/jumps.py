@@ -30,6 +30,8 @@ v dT further and every later footprint lies v dT further along the path. dT is t
   lifted that high), the terrain inside the stretch counting as an obstacle too;
 - leaves the gait's own flight at least as long as it was (never shorter), and at least MIN_FLIGHT.
 
+`find` reads the jumps a path needs off the ground's heights along it (the add-on's ray casts under a curve).
+
 Bounds, across the ground's line: the apex at most MAX_RISE hip heights above the take-off and the landing
 at most MAX_FALL below the apex (our limits: a dog clears about its own hip height, Agility's 65 cm bars for
 a 60 cm dog); a jump that needs more is refused with the longest this gait clears at this speed.
@@ -93,6 +95,65 @@ class Flight:
     ledge: float
     vz0: float
     rise: float
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """A stretch of a path's plan (u0 to u1, metres along it) no foot may land in, as `find` read it: a gap
+    (no ground, or a dip deeper than a step that comes back), an obstacle (ground higher than a step that
+    comes back; height: its top above the ground before it) or a ledge (a riser higher than a step)."""
+
+    kind: str
+    u0: float
+    u1: float
+    height: float = 0.0
+
+
+def find(u, z, step, short, slope=45.0):
+    """The stretches a gait must jump along a path, from the ground's heights under it.
+
+    u (n,): increasing plan metres along the path; z (lines, n): the ground's height under each of a few lines
+    along it (the centreline and the feet's lines either side), NaN where there is none. Where the ground
+    between two samples of any line is missing or steeper than `slope` degrees (gait_track walks no steeper:
+    ground.MAX_SLOPE) is a break; consecutive breaks are one, from the last sample before it to the first after
+    (so a stretch is at most a sample longer at either end than what it holds). A break with no ground in it
+    is a gap. A break that rises (falls) more than `step` metres under any line, followed by one that comes back
+    to within `step` of the ground before it under every line, no more than `short` metres from where the first began, is one obstacle
+    (one gap: a ditch) over both; otherwise it is a ledge (onto it or down off it). Breaks of at most `step`
+    are walked (gait_track steps such a riser). Breaks that touch the first or last sample are left out
+    (no ground to take off from or land on: the footprints there have no terrain)."""
+    u = np.asarray(u, dtype=float)
+    z = np.atleast_2d(np.asarray(z, dtype=float))
+    missing = np.isnan(z)
+    steep = np.abs(np.diff(z, axis=1)) > np.diff(u) * math.tan(math.radians(slope))
+    broken = (missing[:, :-1] | missing[:, 1:] | steep).any(axis=0)
+    edges = np.diff(np.concatenate([[0], broken.astype(np.int8), [0]]))
+    breaks = [(int(a), int(b)) for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1))
+              if a > 0 and b < len(u) - 1]  # samples a and b: the ground before and after it
+
+    def change(a, b):
+        """The ground's rise from sample a to b on the line where it changes most (NaN lines left out)."""
+        rises = z[:, b] - z[:, a]
+        return float(rises[np.nanargmax(np.abs(rises))]) if np.isfinite(rises).any() else 0.0
+
+    stretches, k = [], 0
+    while k < len(breaks):
+        a, b = breaks[k]
+        rise, gap = change(a, b), bool(missing[:, a + 1:b].any())
+        if k + 1 < len(breaks) and abs(rise) > step:
+            a2, b2 = breaks[k + 1]
+            if u[b2] - u[a] <= short and abs(change(a, b2)) <= step and change(b, b2) * rise < 0:
+                kind = "obstacle" if rise > 0 and not missing[:, a:b2 + 1].any() else "gap"
+                top = float(np.nanmax(np.nanmax(z[:, a:b2 + 1], axis=1) - z[:, a])) if kind == "obstacle" else 0.0
+                stretches.append(Stretch(kind, float(u[a]), float(u[b2]), max(top, 0.0)))
+                k += 2
+                continue
+        if gap:
+            stretches.append(Stretch("gap", float(u[a]), float(u[b])))
+        elif abs(rise) > step:
+            stretches.append(Stretch("ledge", float(u[a]), float(u[b])))
+        k += 1
+    return stretches
 
 
 def checked(jumps):

@@ -195,6 +195,29 @@ def test_a_gap_and_an_obstacle_on_the_terrain_are_flown_the_gaits_own_way(module
           f"{motion.report['non_physical_force']['mean']:.3f}")
 
 
+def test_a_platform_is_jumped_onto_and_off_as_torkos_ramp(modules, clean):
+    """Torkos §6 from meshes: a platform 0.3 m high and 4 m long (longer than a dog's body, its risers higher
+    than a quarter of its hips): two ledges, each flown (onto it, off it) at a trot; every footprint on the
+    floor or on the platform's top, none within half a foot and 2 cm of a riser."""
+    coll = bpy.data.collections.new("Ground")
+    bpy.context.scene.collection.children.link(coll)
+    box("Floor", (-4.0, 4.0), (-3.0, 20.0), (-0.2, 0.0), coll)
+    box("Platform", (-4.0, 4.0), (5.0, 9.0), (0.0, 0.3), coll)
+    curve = bezier("Path", [(0.0, 0.0, 0.5), (0.3, 6.0, 0.5), (0.0, 13.0, 0.5)])
+    assert bpy.ops.footprint.generate_along_curve(curve=curve.name, character="dog", quadruped_gait="trot",
+                                                  speed=2.5, terrain_collection=coll.name) == {"FINISHED"}
+    dog = modules("solver.character").preset("dog")
+    objs = footprint_objects()
+    ys, zs = np.array([o.location.y for o in objs]), np.array([o.location.z for o in objs])
+    on = (ys > 5.0) & (ys < 9.0)
+    assert on.sum() >= 4 and np.allclose(zs[on], 0.3, atol=MM) and np.allclose(zs[~on], 0.0, atol=MM)
+    for riser in (5.0, 9.0):
+        assert np.abs(ys - riser).min() >= dog.foot_length / 2 + 0.02 - 0.011  # (the scan: within 1 cm)
+        takeoff = max(o.footprint.liftoff for o, y in zip(objs, ys) if y < riser)
+        landing = min(o.footprint.contact for o, y in zip(objs, ys) if y > riser)
+        assert landing > takeoff + 0.1
+
+
 def test_a_rising_speed_walks_trots_and_gallops_in_one_track(modules, clean):
     """Change Speed from 1 to 6 m/s with Gait Auto along a long curve: one track whose touchdowns come in the
     walk's lateral sequence first, the trot's diagonal pairs in the middle, the rotary gallop's order at the

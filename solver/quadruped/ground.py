@@ -78,7 +78,8 @@ class Polyline:
         t = t[:, None]
         h00, h10, h01, h11 = 2 * t**3 - 3 * t**2 + 1, t**3 - 2 * t**2 + t, -2 * t**3 + 3 * t**2, t**3 - t**2
         dense = h00 * p0 + h10 * m0 + h01 * p1 + h11 * m1
-        slope = (6 * t**2 - 6 * t) * p0 + (3 * t**2 - 4 * t + 1) * m0 + (6 * t - 6 * t**2) * p1 + (3 * t**2 - 2 * t) * m1
+        slope = ((6 * t**2 - 6 * t) * p0 + (3 * t**2 - 4 * t + 1) * m0 + (6 * t - 6 * t**2) * p1
+                 + (3 * t**2 - 2 * t) * m1)
         arc = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(dense, axis=0), axis=1))])
         self.length = float(arc[-1])
         n = max(int(math.ceil(self.length / RESAMPLE)), 1) + 1

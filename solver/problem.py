@@ -573,9 +573,9 @@ class Problem:
         n_regular = self.per_segment + 1
         jtj = (blocks.reshape(2, 2, dim * dim * n_seg, per)[..., :n_regular] @ self.pair_weights).reshape(
             2, 2, dim, dim, n_seg, 4, 4)
-        jtj = np.add.reduce(jtj * self.pair_scale[:, :, None, None, seg], (0, 1))  # (x, y, segment, k, l)
+        jtj = np.einsum("abijskl,abskl->ijskl", jtj, self.pair_scale[:, :, seg])  # (x, y, segment, k, l)
         jtr = (gradient.reshape(2, dim * n_seg, per)[..., :n_regular] @ self.sample_weights).reshape(2, dim, n_seg, 4)
-        jtr = np.add.reduce(jtr * self.control_scale[:, None, seg], 0)  # (x, segment, k)
+        jtr = np.einsum("aisk,ask->isk", jtr, self.control_scale[:, seg])  # (x, segment, k)
         if self.slots:  # the lift-off samples: only their barrier rows weigh, and those depend on p alone
             lifting = blocks[0, 0].reshape(dim * dim, n_seg, 1, per)[..., n_regular:]
             jtj += (lifting @ self.slot_pairs[seg]).reshape(dim, dim, n_seg, 4, 4)

@@ -57,7 +57,11 @@ def build_terrain(name="Terrain", half_width=4.0, slope_rows=16, columns=24):
         for k in range(1, pieces + 1):
             rows_y.append(y0 + (y1 - y0) * k / pieces)
             rows_z.append(z0 + (z1 - z0) * k / pieces)
-    xs = np.linspace(-half_width, half_width, columns + 1)
+    return profile_mesh(name, rows_y, rows_z, np.linspace(-half_width, half_width, columns + 1))
+
+
+def profile_mesh(name, rows_y, rows_z, xs):
+    """A ground mesh along +Y from a (y, z) profile: a row of vertices at each breakpoint, at the xs across."""
     verts = [(x, y, z) for y, z in zip(rows_y, rows_z) for x in xs]
     n = len(xs)
     faces = [
@@ -126,19 +130,6 @@ def wolf_track():
     ys = np.array([-5.0, start - terrain.spacing, start, start + length, start + length + terrain.spacing,
                    track.positions[:, 1].max() - WOLF_Y + 5.0])
     return track, (ys + WOLF_Y, np.array([0.0, 0.0, height, height, 0.0, 0.0]))
-
-
-def profile_mesh(name, profile, x, half_width):
-    """A strip of ground along +Y at x from a (y, z) profile: its rows at the breakpoints, flat across."""
-    ys, zs = profile
-    verts = [(x + side * half_width, y, z) for y, z in zip(ys, zs) for side in (-1.0, 1.0)]
-    faces = [(2 * r, 2 * r + 1, 2 * r + 3, 2 * r + 2) for r in range(len(ys) - 1)]
-    mesh = bpy.data.meshes.new(name)
-    mesh.from_pydata(verts, [], faces)
-    mesh.update()
-    obj = bpy.data.objects.new(name, mesh)
-    bpy.context.scene.collection.objects.link(obj)
-    return obj
 
 
 def generate_rigify_wolf(name="Wolf rig"):
@@ -436,7 +427,7 @@ def run(output_dir="out", render=True, sheet_frames=8):
     com_path_curve(motion.com)
     footprint_render_mesh(coll)
     wolf_steps, profile = wolf_track()
-    ramp = profile_mesh("Wolf ground", profile, WOLF_X, WOLF_GROUND_HALF_WIDTH)
+    ramp = profile_mesh("Wolf ground", *profile, WOLF_X + np.array([-1.0, 1.0]) * WOLF_GROUND_HALF_WIDTH)
     wolf_coll = scene_io.new_track(bpy.context, "Wolf", "dog", terrain=ramp)
     scene_io.write_track(wolf_coll, wolf_steps)
     wolf = generate_rigify_wolf()

@@ -85,7 +85,7 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
     started = time.perf_counter()
     items = [(t,) + resolve(t, c, g) for t, c, g in zip(tracks, characters, terrains)]
     models = [_problem_class(character) for _track, character, _terrain in items]
-    if len(set(models)) > 1:  # bipeds and quadrupeds together: one problem per body model, in track order
+    if len(set(models)) > 1:  # bipeds and quadrupeds (or feet in other orders): a problem each, in track order
         motions = [None] * len(items)
         for model in set(models):
             mine = [i for i, m in enumerate(models) if m == model]
@@ -95,7 +95,8 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
             for i, motion in zip(mine, solved):
                 motions[i] = motion
         return motions
-    problem = models[0](items, models[0].default_weights if weights is None else weights)
+    model = models[0][0]
+    problem = model(items, model.default_weights if weights is None else weights)
     for part, t in zip(problem.parts, times):  # a track too long to sample fails before it is solved
         if t is None:
             frame_count(part.schedule.start, part.schedule.end, fps)
@@ -115,7 +116,7 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
         result = METHODS[method](problem) if start is None else METHODS[method](problem, start)
         if weights is None and problem.firmer_weights is not None and (problem.leg_overreach(result.free) > 0).any():
             # A leg past l_max: the barrier firmer, from where the solve stopped (penalty continuation).
-            problem, before = models[0](items, problem.firmer_weights), result
+            problem, before = model(items, problem.firmer_weights), result
             result = METHODS[method](problem, before.free)
             result.iterations += before.iterations
             result.evaluations += before.evaluations
@@ -136,9 +137,9 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
 
 
 def _problem_class(character):
-    """The body model a character's motion is solved with: a quadruped's two masses (Torkos §4.2.1), else
-    one (vdP97)."""
-    return TwoMassProblem if character.is_quadruped else Problem
+    """The body model a character's motion is solved with, and what must match for tracks to share one
+    problem: a quadruped's two masses (Torkos §4.2.1), its feet in the same order; else one mass (vdP97)."""
+    return (TwoMassProblem, tuple(character.feet)) if character.is_quadruped else (Problem, None)
 
 
 def _refuse_non_finite(motion):

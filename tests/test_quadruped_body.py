@@ -205,3 +205,17 @@ def test_an_explicit_quadruped_without_a_preset_gets_the_two_mass_body():
     motion = biped.solve(gait_track(explicit, "trot", 2.0, 4.0), explicit)
     assert motion.body_points.shape[1] == 2
     assert motion.report["mass_points"]["fore"]["non_physical_force"]["mean"] <= 0.05
+
+
+def test_a_batch_of_quadrupeds_with_their_feet_in_other_orders():
+    """Tracks share one two-mass problem only with the same feet order (the hind and fore legs' indices):
+    a character listing its fore feet first is solved alongside, as it is alone."""
+    dog = preset("dog")
+    order = [2, 3, 0, 1]  # LF, RF, LH, RH
+    fore_first = character_from_json({"preset": "dog", "feet": [dog.feet[i] for i in order],
+                                      "hip_offsets": {dog.feet[i]: dog.hip_offsets[i].tolist() for i in order},
+                                      "leg_lengths": {dog.feet[i]: dog.leg_lengths[i].tolist() for i in order}})
+    track = gait_track(dog, "trot", 2.0, 3.0)
+    both = biped.solve_batch([track, track], [dog, fore_first])
+    alone = biped.solve(track, fore_first)
+    assert np.allclose(both[1].com, alone.com, atol=1e-6) and np.allclose(both[0].com, alone.com, atol=1e-3)

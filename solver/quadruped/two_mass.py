@@ -52,7 +52,8 @@ FIRM_BARRIER = 1e6  # the l_max barrier's weight a solve continues with where a 
 
 @dataclass(frozen=True)
 class TwoMassBody:
-    """A character's two-mass geometry, body frame (+X right, +Y forward, +Z up), origin at the COM."""
+    """A character's two-mass geometry, body frame (+X right, +Y forward, +Z up), from the character's origin
+    (its hip offsets'), which the masses' own COM may stand off (com_from_origin)."""
 
     hind_legs: np.ndarray  # (2,) indices into character.feet
     fore_legs: np.ndarray  # (2,)
@@ -99,7 +100,7 @@ def _yaw(times, track):
 
 class TwoMassProblem(Problem):
     """Problem (problem.py) for quadrupeds: the two-mass body's trajectory and residuals. Every track of one
-    problem has its hind and fore legs at the same indices (biped.py groups them so)."""
+    problem has its hind and fore legs at the same indices (biped.py groups tracks by their feet's order)."""
 
     dim = 6
     gravity = TRAJECTORY_GRAVITY

@@ -40,6 +40,9 @@ FOOT_COLORS = {  # bipeds in the stance colours; quadrupeds' hind feet likewise,
     "L": PHASE_COLORS["left"], "R": PHASE_COLORS["right"], "LH": PHASE_COLORS["left"], "RH": PHASE_COLORS["right"],
     "LF": (0.3, 0.4, 0.95, 1.0), "RF": (0.95, 0.55, 0.1, 1.0),
 }
+# The legs carrying each of a quadruped's mass points, in Motion.body_points' order (motion.BODY_POINTS;
+# quadruped/two_mass.py's HIND_FEET and FORE_FEET): each pair's left foot first.
+MASS_LEGS = (("LH", "RH"), ("LF", "RF"))
 
 
 DAGGER_SCALE = 0.5  # metres of dagger per second of stance or step (drawn sideways from the footprint)
@@ -48,6 +51,15 @@ CROSSBAR = 0.12  # metres
 
 def foot_color(foot):
     return FOOT_COLORS.get(str(foot), PHASE_COLORS["other"])
+
+
+def foot_colors(feet):
+    """foot_color of each of many feet (n,) -> (n, 4): one mask per foot name, not one call per footprint."""
+    feet = np.asarray(feet).astype(str).reshape(-1)
+    colors = np.tile(PHASE_COLORS["other"], (len(feet), 1))
+    for name, color in FOOT_COLORS.items():
+        colors[feet == name] = color
+    return colors
 
 
 def phases(contact, feet):
@@ -70,6 +82,29 @@ def com_path(com, contact, feet):
     names = phases(contact, feet)[:-1]
     colors = np.array([PHASE_COLORS[n] for n in names]).reshape(-1, 4)
     return np.stack([com[:-1], com[1:]], axis=1), colors
+
+
+def mass_paths(body_points, contact, feet):
+    """A quadruped's hind and fore mass paths (Torkos §4.3), each coloured by the support of the pair of legs
+    that carries that mass, as a biped's COM path is by its two feet (vdP97 Fig. 15): one foot of the pair
+    down, that foot's colour (the hind pair's are the biped's left and right stance colours, the fore pair's
+    its own blue and orange, so each path's single stances name its mass); both, the double-stance blue;
+    neither, the flight blue (the mass then hangs on the spine's spring alone). Segments (P (N-1), 2, 3),
+    the hind path's first, and colours (P (N-1), 4); nothing for a single mass (P = 0)."""
+    points = np.asarray(body_points, dtype=float)
+    if points.ndim != 3 or points.shape[1] == 0 or len(points) < 2:
+        return np.zeros((0, 2, 3)), np.zeros((0, 4))
+    contact, feet = np.asarray(contact, dtype=bool), list(feet)
+    segments = np.stack([points[:-1], points[1:]], axis=2)  # (N-1, P, 2, 3)
+    colors = np.empty(segments.shape[:2] + (4,))
+    for mass, (left_name, right_name) in enumerate(MASS_LEGS[:points.shape[1]]):
+        left, right = (contact[:-1, feet.index(f)] if f in feet else np.zeros(len(segments), dtype=bool)
+                       for f in (left_name, right_name))
+        phase = np.select([left & right, left, right], [0, 1, 2], 3)  # double, left alone, right alone, neither
+        table = np.array([PHASE_COLORS["double"], foot_color(left_name), foot_color(right_name),
+                          PHASE_COLORS["flight"]])
+        colors[:, mass] = table[phase]
+    return segments.transpose(1, 0, 2, 3).reshape(-1, 2, 3), colors.transpose(1, 0, 2).reshape(-1, 4)
 
 
 def daggers(positions, headings, feet, contact, liftoff, scale=DAGGER_SCALE, crossbar=CROSSBAR):
@@ -95,23 +130,35 @@ def daggers(positions, headings, feet, contact, liftoff, scale=DAGGER_SCALE, cro
     return segments, owner
 
 
-def timing_bars(feet, contact, liftoff, foot_order=("L", "R", "LH", "RH", "LF", "RF")):
-    """The timing diagram: per footprint (row, start, end) with one row per foot, in foot_order."""
-    rows = [f for f in foot_order if f in set(np.asarray(feet).tolist())]
-    row = np.array([rows.index(str(f)) for f in feet])
-    return rows, np.column_stack([row, contact, liftoff])
+# The timing diagram's rows, top first, as an animator reads a gait diagram (Hildebrand's, vdP97 Fig. 3's
+# plot): left above right; a quadruped's hind pair, then its fore pair.
+TIMING_ORDER = ("L", "R", "LH", "RH", "LF", "RF")
+
+
+def timing_bars(feet, contact, liftoff, foot_order=TIMING_ORDER, rows=None):
+    """The timing diagram: its rows (foot names, top first: `rows`, say the character's feet, else the feet
+    with footprints, in foot_order) and per footprint (row, start, end): its stance on its foot's row."""
+    names = np.asarray(feet).astype(str).reshape(-1)
+    present = set(names.tolist()) | set(rows or ())
+    rows = [f for f in foot_order if f in present] + sorted(present - set(foot_order))
+    row = np.full(len(names), -1)
+    for i, name in enumerate(rows):
+        row[names == name] = i
+    return rows, np.column_stack([row, np.asarray(contact, dtype=float), np.asarray(liftoff, dtype=float)])
 
 
 @dataclass(frozen=True)
 class TimingDiagram:
     """The timing diagram laid out in a region, in pixels: one row of contact bars per foot, time along x."""
 
-    rows: tuple  # foot names, bottom row first
-    bars: np.ndarray  # (F, 4): x0, y0, x1, y1 of each footprint's contact bar, in the track's order
+    rows: tuple  # foot names, top row first (TIMING_ORDER: left above right, hind pair above fore pair)
+    bars: np.ndarray  # (F, 4): x0, y0, x1, y1 of each footprint's contact bar, in the track's order (y up)
     bar_rows: np.ndarray  # (F,) the row (foot) of each bar
     start: float  # seconds at the left edge (first contact)
     end: float  # seconds at the right edge (last lift-off)
     box: tuple  # x0, y0, x1, y1 of the diagram
+    row_height: float = 14.0  # pixels
+    gap: float = 4.0  # pixels between rows
 
     def x_of(self, seconds):
         """Pixel column of a time, clamped to the diagram."""
@@ -128,17 +175,34 @@ class TimingDiagram:
         return x0 - margin <= x <= x1 + margin and y0 - margin <= y <= y1 + margin
 
     @cached_property
+    def labels(self):
+        """Each row's foot name at the diagram's left, as (name, x, y, colour): x the label's right end
+        (LABEL_GAP pixels left of the diagram), y the row's middle; the name in its foot's colour."""
+        x0, _y0, _x1, y1 = self.box
+        middles = y1 - np.arange(len(self.rows)) * (self.row_height + self.gap) - 0.5 * self.row_height
+        return tuple((name, x0 - LABEL_GAP, float(y), foot_color(name)) for name, y in zip(self.rows, middles))
+
+    @cached_property
     def bar_triangles(self):
         """The contact bars as triangles to fill: vertices (6 F, 2) and colours (6 F, 4), two triangles per
         bar in its foot's colour. Made once per diagram, drawn on every redraw."""
         xa, ya, xb, yb = self.bars.T
         corners = np.stack([np.column_stack(c) for c in ((xa, ya), (xb, ya), (xb, yb), (xa, ya), (xb, yb), (xa, yb))],
                            axis=1)
-        colors = np.array([foot_color(self.rows[row]) for row in self.bar_rows]).reshape(-1, 4)
+        colors = foot_colors(self.rows)[self.bar_rows]
         return corners.reshape(-1, 2), np.repeat(colors, 6, axis=0)
+
+    def triangles(self, seconds, cursor=(1.0, 1.0, 1.0, 1.0)):
+        """What the overlay fills: the bars and, over them, a cursor 2 px wide at a time (the current frame),
+        4 px past the diagram's top and bottom: vertices (6 F + 6, 2) and colours (6 F + 6, 4)."""
+        bars, colors = self.bar_triangles
+        x, bottom, top = self.x_of(seconds), self.box[1] - 4.0, self.box[3] + 4.0
+        line = [(x - 1, bottom), (x + 1, bottom), (x + 1, top), (x - 1, bottom), (x + 1, top), (x - 1, top)]
+        return np.concatenate([bars, line]), np.concatenate([colors, np.tile(cursor, (6, 1))])
 
 
 DIAGRAM_ORIGIN, DIAGRAM_WIDTH, DIAGRAM_ROW, DIAGRAM_GAP = (60.0, 40.0), 360.0, 14.0, 4.0  # pixels
+LABEL_GAP = 6.0  # pixels between a row's label and the diagram
 MAX_FEET = 6  # rows a diagram can have (quadrupeds' four feet, a biped's two)
 
 
@@ -149,18 +213,19 @@ def may_be_on_timing_diagram(x, y, margin: float = 6.0):
 
 
 def timing_diagram(feet, contact, liftoff, origin=DIAGRAM_ORIGIN, width=DIAGRAM_WIDTH, row_height=DIAGRAM_ROW,
-                   gap=DIAGRAM_GAP):
-    """Lay the timing diagram out from the region's corner `origin` (pixels)."""
-    rows, table = timing_bars(feet, contact, liftoff)
+                   gap=DIAGRAM_GAP, rows=None):
+    """Lay the timing diagram out from the region's corner `origin` (pixels, y up), its first row on top;
+    rows: the feet to give a row each (the track's character's), else those with footprints."""
+    rows, table = timing_bars(feet, contact, liftoff, rows=rows)
     start, end = float(np.min(contact)), float(np.max(liftoff))
     end = max(end, start + 1e-6)
     x0, y0 = origin
     row, t_a, t_b = table.T
     scale = width / (end - start)
-    bars = np.column_stack([x0 + (t_a - start) * scale, y0 + row * (row_height + gap),
-                            x0 + (t_b - start) * scale, y0 + row * (row_height + gap) + row_height])
+    bottom = y0 + (len(rows) - 1 - row) * (row_height + gap)
+    bars = np.column_stack([x0 + (t_a - start) * scale, bottom, x0 + (t_b - start) * scale, bottom + row_height])
     box = (x0, y0, x0 + width, y0 + len(rows) * (row_height + gap) - gap)
-    return TimingDiagram(tuple(rows), bars, row.astype(int), start, end, box)
+    return TimingDiagram(tuple(rows), bars, row.astype(int), start, end, box, float(row_height), float(gap))
 
 
 def body_at(motion, time):

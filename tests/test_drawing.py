@@ -10,6 +10,10 @@ import numpy as np
 import pytest
 
 from footprint_locomotion.solver import biped, drawing, plot
+from footprint_locomotion.solver.character import QUADRUPED_FEET, preset
+from footprint_locomotion.solver.motion import BODY_POINTS
+from footprint_locomotion.solver.quadruped import two_mass
+from footprint_locomotion.solver.quadruped.gait_track import gait_track
 from footprint_locomotion.solver.track import load_track
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -18,6 +22,14 @@ DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 @pytest.fixture(scope="module")
 def fig1():
     return biped.solve(load_track(os.path.join(DATA, "fig1.json")), fps=60.0)
+
+
+@pytest.fixture(scope="module")
+def gallop():
+    """A dog's rotary gallop (8 footprints, 0.3 s to solve): each pair of legs has one foot down, both and
+    neither (the flights) in turn."""
+    dog = preset("dog")
+    return biped.solve(gait_track(dog, "rotary_gallop", 6.0, 3.0), dog, fps=60.0)
 
 
 def test_com_path_coloured_by_support_phase(fig1):
@@ -105,7 +117,7 @@ def test_timing_diagram_layout_maps_time_to_pixels_and_back(fig1):
     # A bar spans its footprint's contact to lift-off, on its foot's row.
     span = tr.liftoff.max() - tr.contact.min()
     assert np.allclose(diagram.bars[:, 2] - diagram.bars[:, 0], (tr.liftoff - tr.contact) / span * 360.0)
-    assert np.allclose(diagram.bars[:, 1], 40.0 + 18.0 * (tr.feet == "R"))
+    assert np.allclose(diagram.bars[:, 1], 40.0 + 18.0 * (tr.feet == "L"))  # left above right, as a plot reads
     assert [diagram.rows[r] for r in diagram.bar_rows] == list(tr.feet)
     # Clicking on a bar's left end gives that footprint's contact time; clicks are clamped to the track.
     for i in (0, 5, 11):
@@ -141,3 +153,98 @@ def test_current_frame_markers_on_com_hips_and_feet(fig1):
     assert np.allclose(colors[:3], drawing.MARKER_COM)
     assert np.allclose(colors[3:6], drawing.foot_color("L")) and np.allclose(colors[9:12], drawing.foot_color("L"))
     assert len(drawing.frame_markers(fig1, fig1.times[-1] + 1.0)[0]) == 0  # after the motion: none
+
+
+def test_quadruped_timing_diagram_has_four_labelled_rows_hind_pair_above_fore(gallop):
+    """Issue 18 point 5: a row per foot as Hildebrand's gait diagrams, top to bottom LH, RH, LF, RF (hind pair
+    then fore pair, left above right), each labelled with its foot's name in its colour; each bar one
+    footprint's stance, its contact to its lift-off."""
+    tr = gallop.track
+    rows, table = drawing.timing_bars(tr.feet, tr.contact, tr.liftoff)
+    assert rows == ["LH", "RH", "LF", "RF"] and table.shape == (len(tr), 3)
+    assert [rows[int(r)] for r in table[:, 0]] == list(tr.feet)
+    assert np.array_equal(table[:, 1], tr.contact) and np.array_equal(table[:, 2], tr.liftoff)
+
+    diagram = drawing.timing_diagram(tr.feet, tr.contact, tr.liftoff, rows=gallop.character.feet)
+    assert diagram.rows == ("LH", "RH", "LF", "RF")
+    x0, y0, x1, y1 = diagram.box
+    assert (x0, y0, x1, y1) == (60.0, 40.0, 420.0, 40.0 + 4 * 14.0 + 3 * 4.0)
+    bottoms = {diagram.rows[r]: b for r, b in zip(diagram.bar_rows, diagram.bars[:, 1])}
+    assert bottoms == {"LH": 94.0, "RH": 76.0, "LF": 58.0, "RF": 40.0}  # y up: the first row on top
+    assert np.allclose(diagram.bars[:, 3] - diagram.bars[:, 1], 14.0)
+    assert [diagram.rows[r] for r in diagram.bar_rows] == list(tr.feet)
+    for i in range(len(tr)):  # a bar spans exactly its footprint's stance, in the diagram's time
+        assert diagram.time_at(diagram.bars[i, 0]) == pytest.approx(tr.contact[i])
+        assert diagram.time_at(diagram.bars[i, 2]) == pytest.approx(tr.liftoff[i])
+    for x, y in diagram.bars.reshape(-1, 2):  # a click anywhere on the four rows can scrub
+        assert drawing.may_be_on_timing_diagram(x, y)
+    # Labels: the foot's name left of the diagram, centred on its row, in its foot's colour.
+    assert [label[0] for label in diagram.labels] == ["LH", "RH", "LF", "RF"]
+    for name, x, y, color in diagram.labels:
+        assert x == x0 - drawing.LABEL_GAP and y == bottoms[name] + 7.0 and color == drawing.foot_color(name)
+    # Four distinct colours, the bars' those of their feet; the hind pair's the biped's left and right.
+    colors = {f: drawing.foot_color(f) for f in QUADRUPED_FEET}
+    assert len(set(colors.values())) == 4 and "other" not in [drawing.foot_color(f) for f in QUADRUPED_FEET]
+    assert colors["LH"] == drawing.foot_color("L") and colors["RH"] == drawing.foot_color("R")
+    assert np.array_equal(drawing.foot_colors(tr.feet), [colors[f] for f in tr.feet])
+    _verts, bar_colors = diagram.bar_triangles
+    assert np.array_equal(bar_colors[::6], [colors[f] for f in tr.feet])
+
+
+def test_every_foot_of_the_character_has_a_row_even_without_footprints(gallop):
+    """A quadruped track being laid one footprint at a time keeps its four rows (the character's feet):
+    the rows do not jump as feet get their first footprint."""
+    tr = gallop.track
+    some = tr.feet != "RF"
+    diagram = drawing.timing_diagram(tr.feet[some], tr.contact[some], tr.liftoff[some], rows=QUADRUPED_FEET)
+    assert diagram.rows == ("LH", "RH", "LF", "RF") and set(diagram.bar_rows) == {0, 1, 2}
+    alone = drawing.timing_diagram(tr.feet[some], tr.contact[some], tr.liftoff[some])
+    assert alone.rows == ("LH", "RH", "LF")  # without the character: the feet with footprints
+
+
+def test_timing_triangles_are_the_bars_and_the_current_frame(gallop):
+    tr = gallop.track
+    diagram = drawing.timing_diagram(tr.feet, tr.contact, tr.liftoff)
+    now = 0.5 * (tr.contact.min() + tr.liftoff.max())
+    verts, colors = diagram.triangles(now)
+    assert verts.shape == (6 * len(tr) + 6, 2) and colors.shape == (6 * len(tr) + 6, 4)
+    assert np.array_equal(verts[:-6], diagram.bar_triangles[0]) and np.all(colors[-6:] == 1.0)
+    cursor = verts[-6:]
+    assert np.allclose(cursor[:, 0].mean(), diagram.x_of(now)) and np.ptp(cursor[:, 0]) == 2.0
+    assert cursor[:, 1].min() == diagram.box[1] - 4.0 and cursor[:, 1].max() == diagram.box[3] + 4.0
+
+
+def test_mass_paths_are_the_body_points_coloured_by_their_own_pair_of_legs(gallop):
+    """Issue 18 point 5: the hind and fore mass paths are the motion's body points, sample to sample, each
+    segment coloured by the legs that carry that mass (Torkos §4.3: hind legs the hind mass, fore legs the
+    fore): one down, its foot's colour; both, the double-stance colour; neither, the flight colour."""
+    assert BODY_POINTS == ("hind", "fore") and drawing.MASS_LEGS == (two_mass.HIND_FEET, two_mass.FORE_FEET)
+    n = len(gallop.times) - 1
+    segments, colors = drawing.mass_paths(gallop.body_points, gallop.contact, gallop.character.feet)
+    assert segments.shape == (2 * n, 2, 3) and colors.shape == (2 * n, 4)
+    for mass, legs in enumerate(drawing.MASS_LEGS):
+        path = segments[mass * n:(mass + 1) * n]
+        assert np.array_equal(path[:, 0], gallop.body_points[:-1, mass])
+        assert np.array_equal(path[:, 1], gallop.body_points[1:, mass])
+        left, right = (gallop.contact[:-1, list(gallop.character.feet).index(f)] for f in legs)
+        expect = {drawing.PHASE_COLORS["double"]: left & right, drawing.foot_color(legs[0]): left & ~right,
+                  drawing.foot_color(legs[1]): right & ~left, drawing.PHASE_COLORS["flight"]: ~left & ~right}
+        for color, mask in expect.items():
+            assert mask.any(), (legs, color)  # a rotary gallop has all four for both pairs
+            assert np.all(colors[mass * n:(mass + 1) * n][mask] == color)
+    # The single stances name the mass: the hind path's colours are not the fore path's.
+    assert not {tuple(c) for c in colors[:n]} & {tuple(c) for c in colors[n:]} - {
+        drawing.PHASE_COLORS["double"], drawing.PHASE_COLORS["flight"]}
+    # The COM path is unchanged beside them: flights pale blue, a quadruped's stances neutral.
+    com, com_colors = drawing.com_path(gallop.com, gallop.contact, gallop.character.feet)
+    assert np.array_equal(com[:, 0], gallop.com[:-1]) and len(com_colors) == n
+
+
+def test_a_biped_has_no_mass_paths_and_its_diagram_two_rows(fig1):
+    assert fig1.body_points.shape[1] == 0
+    segments, colors = drawing.mass_paths(fig1.body_points, fig1.contact, fig1.character.feet)
+    assert segments.shape == (0, 2, 3) and colors.shape == (0, 4)
+    tr = fig1.track
+    diagram = drawing.timing_diagram(tr.feet, tr.contact, tr.liftoff, rows=fig1.character.feet)
+    assert diagram.rows == ("L", "R") and [label[0] for label in diagram.labels] == ["L", "R"]
+    assert diagram.box == (60.0, 40.0, 420.0, 72.0)

@@ -1,13 +1,16 @@
 """Viewport overlay (vdP97 Fig. 3 and 15): footprint outlines, timing daggers, the COM path coloured by
-support phase and markers on the current frame's COM, hips and feet in the 3D view, and a timing diagram
-with the current frame in its corner (click or drag on it to scrub). The geometry
-comes from solver.drawing (tested headless); GPU batches are rebuilt only when the footprints or the
-solution change, and nothing is drawn or registered in background mode."""
+support phase (a quadruped's hind and fore mass paths with it, each coloured by its own pair of legs) and
+markers on the current frame's COM, hips and feet in the 3D view, and a timing diagram with the current
+frame in its corner, one labelled row per foot of the track's character (click or drag on it to scrub).
+The geometry comes from solver.drawing (tested headless); GPU batches are rebuilt only when the footprints
+or the solution change, and nothing is drawn or registered in background mode. The draw handlers import
+gpu and blf when they run, and hand them arrays made by the functions above them."""
 
 import bpy
 import numpy as np
 
 from ...solver import drawing
+from ...solver.errors import FootprintError
 from .. import scene_clock, scene_io, solved
 
 _handlers = []
@@ -16,7 +19,8 @@ _diagrams = {}  # track session id -> (revision, timing diagram)
 
 
 def overlay_lines(coll, motion=None):
-    """Line segments (M, 2, 3) and colours (M, 4) for a track: outlines, daggers, and the COM path."""
+    """Line segments (M, 2, 3) and colours (M, 4) for a track: outlines, daggers, and the motion's COM path
+    followed by a quadruped's hind and fore mass paths (drawing.mass_paths; none for a biped)."""
     objs = scene_io.footprints(coll)
     if not objs:
         return np.zeros((0, 2, 3)), np.zeros((0, 4))
@@ -25,14 +29,15 @@ def overlay_lines(coll, motion=None):
     matrices = np.array([np.array(o.matrix_world) for o in objs])
     outlines = drawing.outlines_in_world(matrices, character.foot_length, character.foot_width, lift=0.005)
     rings = np.stack([outlines, np.roll(outlines, -1, axis=1)], axis=2).reshape(-1, 2, 3)
-    ring_colors = np.repeat([drawing.foot_color(f) for f in track.feet],
-                            outlines.shape[1], axis=0)
+    ring_colors = np.repeat(drawing.foot_colors(track.feet), outlines.shape[1], axis=0)
     daggers, owner = drawing.daggers(track.positions + [0.0, 0.0, 0.01], track.headings, track.feet,
                                      track.contact, track.liftoff)
-    dagger_colors = np.array([drawing.foot_color(track.feet[o]) for o in owner])
+    dagger_colors = drawing.foot_colors(track.feet[owner])
     parts = [(rings, ring_colors), (daggers, dagger_colors)]
     if motion is not None:
         parts.append(drawing.com_path(motion.com, motion.contact, motion.character.feet))
+        if motion.body_points is not None:
+            parts.append(drawing.mass_paths(motion.body_points, motion.contact, motion.character.feet))
     return (np.concatenate([p[0] for p in parts]).astype(np.float32),
             np.concatenate([np.asarray(p[1]).reshape(-1, 4) for p in parts]).astype(np.float32))
 
@@ -82,27 +87,44 @@ def timing_diagram(context):
     cached = _diagrams.get(coll.session_uid)
     if cached is None or cached[0] != revision:
         objs = scene_io.footprints(coll)
-        track = scene_io.read_track(coll, objs) if objs else None
-        diagram = drawing.timing_diagram(track.feet, track.contact, track.liftoff) if objs else None
+        diagram = None
+        if objs:  # a row for each of the character's feet, a foot without footprints yet too
+            track = scene_io.read_track(coll, objs)
+            feet = _character_feet(coll)
+            diagram = drawing.timing_diagram(track.feet, track.contact, track.liftoff, rows=feet)
         cached = _diagrams[coll.session_uid] = (revision, diagram)
     return cached[1]
 
 
+def _character_feet(coll):
+    """The track's character's feet, or None when its character cannot be read (the footprints' feet then)."""
+    try:
+        return scene_io.character_of(coll).feet
+    except FootprintError:
+        return None
+
+
+LABEL_SIZE = 11  # points
+
+
 def _draw_timing():
+    import blf
     import gpu
     from gpu_extras.batch import batch_for_shader
 
     diagram = timing_diagram(bpy.context)
     if diagram is None:
         return
-    bars, bar_colors = diagram.bar_triangles  # laid out once per track change
-    x = diagram.x_of(scene_clock.seconds(bpy.context.scene))  # the current frame
-    bottom, top = diagram.box[1] - 4, diagram.box[3] + 4
-    cursor = [(x - 1, bottom), (x + 1, bottom), (x + 1, top), (x - 1, bottom), (x + 1, top), (x - 1, top)]
-    verts = np.concatenate([bars, cursor]).astype(np.float32)
-    colors = np.concatenate([bar_colors, np.ones((6, 4))]).astype(np.float32)
+    verts, colors = diagram.triangles(scene_clock.seconds(bpy.context.scene))  # bars laid out once per change
     shader = gpu.shader.from_builtin("FLAT_COLOR")
-    batch_for_shader(shader, "TRIS", {"pos": verts, "color": colors}).draw(shader)
+    batch_for_shader(shader, "TRIS", {"pos": verts.astype(np.float32), "color": colors.astype(np.float32)}).draw(shader)
+    font = 0
+    blf.size(font, LABEL_SIZE)
+    for name, x, y, color in diagram.labels:  # each row's foot, right-aligned against the diagram
+        width, height = blf.dimensions(font, name)
+        blf.position(font, x - width, y - 0.5 * height, 0.0)
+        blf.color(font, *color)
+        blf.draw(font, name)
 
 
 def register():

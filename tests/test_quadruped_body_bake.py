@@ -7,7 +7,6 @@ and the command line."""
 
 import importlib
 import json
-import json
 import math
 
 import bpy
@@ -17,6 +16,7 @@ import pytest
 from blender_scenes import (evaluated_matrices, import_track, paw_deform_bones, place_rig, rigify_quadruped_blend,
                             stance_drift)
 from cli_run import needs_module_install, run_cli
+from footprint_locomotion.solver.quadruped.reconstruct import motion_turn_per_frame, turn_per_frame
 
 KINDS = ("wolf", "cat", "horse")
 PRESET = {"wolf": "dog", "cat": "cat", "horse": "horse"}
@@ -107,30 +107,6 @@ def angles_between(a, b):
     return np.arccos(np.clip((np.trace(relative, axis1=-2, axis2=-1) - 1) / 2, -1, 1))
 
 
-def turn_per_frame(rotations):
-    return angles_between(rotations[:-1], rotations[1:])
-
-
-def motion_turn_per_frame(motion, fps):
-    """The motion's own largest frame-to-frame change of direction: of the hind-to-fore line and of each
-    mass's travel (where it moves at over 0.1 m/s), as tests/test_quadruped_reconstruct.py measures it."""
-    hind, fore = motion.body_points[:, 0], motion.body_points[:, 1]
-
-    def unit(v):
-        return v / np.linalg.norm(v, axis=-1, keepdims=True)
-
-    def turns(directions):
-        return np.arccos(np.clip(np.einsum("nk,nk->n", directions[:-1], directions[1:]), -1, 1))
-
-    largest = turns(unit(fore - hind)).max()
-    for points in (hind, fore):
-        steps = np.diff(points, axis=0)
-        moving = np.linalg.norm(steps, axis=1) * fps > 0.1
-        both = moving[:-1] & moving[1:]
-        largest = max(largest, turns(unit(np.where(moving[:, None], steps, [0, 1, 0])))[both].max())
-    return largest
-
-
 def world_yaw(result, name):
     """The evaluated bone's heading (N,) in the world: its rest facing (the rig's) carried by its turn."""
     rest = result["rotation"] @ result["rest"][name][:3, :3]
@@ -169,7 +145,7 @@ def test_keys_and_evaluated_rotations_are_continuous(baked, kind, side):
     """No keyed channel of a turned bone, and no turned bone's evaluated world rotation, changes in a frame
     by more than 3 x the motion's own largest frame-to-frame change of direction (issue 18)."""
     result = baked[kind, side]
-    own = motion_turn_per_frame(result["motion"], result["fps"])
+    own = motion_turn_per_frame(*np.moveaxis(result["motion"].body_points, 1, 0), result["fps"])
     keyed = {key: values for key, values in result["curves"].items()
              if any(key[0].startswith(f'pose.bones["{name}"].rotation') for name in TURNED[kind])}
     assert {path.split('"')[1] for path, _k in keyed} == set(TURNED[kind])

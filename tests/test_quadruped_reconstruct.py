@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from footprint_locomotion.solver.errors import FootprintError, NonFiniteError, RangeError
-from footprint_locomotion.solver.quadruped.reconstruct import STEADY_ANGLE, BodyInputError, BodyParams, reconstruct
+from footprint_locomotion.solver.quadruped.reconstruct import (STEADY_ANGLE, BodyInputError, BodyParams,
+                                                              motion_turn_per_frame, reconstruct, turn_per_frame)
 
 FPS = 60
 BODY = 0.66  # m, hind to fore: the dog preset's hips (Rigify wolf)
@@ -150,31 +151,6 @@ def heading(rotations):
     return np.arctan2(-rotations[..., 0, 1], rotations[..., 1, 1])
 
 
-def turn_per_frame(rotations):
-    """(N - 1, ...) angle between consecutive frames' rotations."""
-    relative = np.swapaxes(rotations[:-1], -1, -2) @ rotations[1:]
-    return np.arccos(np.clip((np.trace(relative, axis1=-2, axis2=-1) - 1) / 2, -1, 1))
-
-
-def input_turn_per_frame(hind, fore):
-    """The motion's own largest frame-to-frame change of direction: of the hind-to-fore line and of each
-    mass's travel (where it moves at over 0.1 m/s)."""
-    def unit(v):
-        return v / np.linalg.norm(v, axis=-1, keepdims=True)
-
-    def turns(directions):
-        return np.arccos(np.clip(np.einsum("nk,nk->n", directions[:-1], directions[1:]), -1, 1))
-
-    largest = turns(unit(fore - hind)).max()
-    for points in (hind, fore):
-        steps = np.diff(points, axis=0)
-        moving = np.linalg.norm(steps, axis=1) * FPS > 0.1
-        both = moving[:-1] & moving[1:]
-        if both.any():
-            largest = max(largest, turns(unit(np.where(moving[:, None], steps, [0, 1, 0])))[both].max())
-    return largest
-
-
 def extrema(signal, t):
     """Times and values of the local extrema (parabola through each and its neighbours)."""
     inner = np.flatnonzero((np.diff(np.sign(np.diff(signal))) != 0)) + 1
@@ -201,7 +177,7 @@ def test_every_key_is_continuous(name):
     direction (positions: of the fore mass's step)."""
     t, hind, fore, yaw = MOTIONS[name]()
     pose = reconstruct(t, hind, fore, yaw)
-    allowed = 3 * input_turn_per_frame(hind, fore)
+    allowed = 3 * motion_turn_per_frame(hind, fore, FPS)
     for field in ROTATIONS:
         assert turn_per_frame(getattr(pose, field)).max() <= allowed, field
     for field in ANGLES:
@@ -217,7 +193,7 @@ def test_continuity_check_catches_a_jump():
     head = reconstruct(t, hind, fore, yaw).head.copy()
     head[len(t) // 2:] = head[len(t) // 2:] @ np.array([[math.cos(0.1), -math.sin(0.1), 0],
                                                          [math.sin(0.1), math.cos(0.1), 0], [0, 0, 1]])
-    assert turn_per_frame(head).max() > 3 * input_turn_per_frame(hind, fore)
+    assert turn_per_frame(head).max() > 3 * motion_turn_per_frame(hind, fore, FPS)
 
 
 # Spine ------------------------------------------------------------------------------------------------------

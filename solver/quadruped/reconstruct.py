@@ -643,6 +643,36 @@ def _tail_rotations(side, up):
     return rodrigues(axis, angle).reshape(side.shape + (3, 3))
 
 
+# Measures ---------------------------------------------------------------------------------------------------
+
+
+MOVING = 0.1  # m/s: a mass slower than this has no direction of travel to measure
+
+
+def turn_per_frame(rotations):
+    """(N - 1, ...) the angle (radians) each of the rotations (N, ..., 3, 3) turns from the frame before."""
+    relative = np.swapaxes(rotations[:-1], -1, -2) @ rotations[1:]
+    return np.arccos(np.clip((np.trace(relative, axis1=-2, axis2=-1) - 1) / 2, -1, 1))
+
+
+def motion_turn_per_frame(hind, fore, fps):
+    """The motion's own largest frame-to-frame change of direction (radians): of the hind-to-fore line and
+    of each mass's travel where it moves at over MOVING. Issue 18 measures the body's keys against it: no
+    jump larger than three times this."""
+    def turns(vectors):
+        unit = vectors / np.linalg.norm(vectors, axis=-1, keepdims=True)
+        return np.arccos(np.clip(np.einsum("nk,nk->n", unit[:-1], unit[1:]), -1, 1))
+
+    largest = turns(fore - hind).max()
+    for points in (hind, fore):
+        steps = np.diff(points, axis=0)
+        moving = np.linalg.norm(steps, axis=1) * fps > MOVING
+        both = moving[:-1] & moving[1:]
+        if both.any():
+            largest = max(largest, turns(np.where(moving[:, None], steps, [0.0, 1.0, 0.0]))[both].max())
+    return float(largest)
+
+
 # Small helpers ---------------------------------------------------------------------------------------------
 
 

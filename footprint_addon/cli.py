@@ -102,7 +102,7 @@ def _gait(args):
     sections = [quadruped_gaits.Section(*values) for values in zip(names, speeds, distances)]
     terrain, jumps = _gait_ground(args)
     laid = quadruped_gaits.layout(character_from_json(args.character), sections, args.turn_radius, terrain=terrain,
-                                  jumps=jumps)
+                                  jumps=jumps, stand=(args.start_standing, args.stop_standing))
     track = laid.track
     write_atomically(args.output, dumps(track_to_json(track)), inputs=[args.terrain] if args.terrain else ())
     span = track.liftoff.max() - track.contact.min()
@@ -298,6 +298,11 @@ def parser():
                       help="repeatable: no foot lands from START to START+LENGTH m along the path (a gap; HEIGHT: "
                            "an obstacle that high to clear); the gait's own flight is stretched over it, timed by "
                            "ballistics at the gait's speed (a walk jumps with a trot's stride)")
+    gait.add_argument("--start-standing", action=argparse.BooleanOptionalAction, default=True,
+                      help="start standing on all four feet, the body at rest, and gather speed (default; "
+                           "--no-start-standing: start mid-gait at speed)")
+    gait.add_argument("--stop-standing", action=argparse.BooleanOptionalAction, default=True,
+                      help="slow down to standing on all four feet (default; --no-stop-standing: end mid-gait)")
     gait.add_argument("--output", required=True, help="track JSON to write")
     gait.set_defaults(run=_gait)
     bake = sub.add_parser("bake", help="bake a track of a .blend onto a rig, save the result as a new .blend")

@@ -120,10 +120,10 @@ WOLF_GROUND_HALF_WIDTH = 1.5
 
 
 def wolf_track():
-    """The wolf's footprints (the dog preset: the Rigify wolf's proportions) on its ramp, and the ramp's
-    (y, z) profile along its path, both in the scene's coordinates."""
+    """The wolf's footprints (the dog preset: the Rigify wolf's proportions) on its ramp, starting and stopping
+    standing on all four feet, and the ramp's (y, z) profile along its path, both in the scene's coordinates."""
     terrain, jumps = quadruped_terrains.ramp(*WOLF_RAMP)
-    track = sections_track(preset("dog"), WOLF_SECTIONS, terrain=terrain, jumps=jumps)
+    track = sections_track(preset("dog"), WOLF_SECTIONS, terrain=terrain, jumps=jumps, stand=(True, True))
     track = make_track(track.feet, track.positions + [WOLF_X, WOLF_Y, 0.0], track.headings, track.contact,
                        track.liftoff, character="dog")  # the ground is the mesh now, not the height field
     start, length, height = WOLF_RAMP

@@ -113,11 +113,14 @@ def test_a_dog_trots_along_a_bezier_s_curve_every_foot_under_its_hip(modules, cl
     follows the curve (Blender's own evaluation of it, 4000 points a segment) at 2.5 m/s from its first point,
     and each footprint lies under its hip where the body passes at mid-stance, turned with the tangent:
     measured 0.10 mm and 0.007 degrees off at most; the speed along the curve from the footprints alone
-    within 0.08 %; the body's last mid-stance within a stride of the curve's end, not past it."""
+    within 0.08 %; the body's last mid-stance within a stride of the curve's end, not past it. Mid-gait from
+    end to end (Start Standing and Stop Standing off), so the body keeps its speed throughout; "under its hip"
+    across the path is at the trot's track width (gaits.Gait.width_at)."""
     dog = modules("solver.character").preset("dog")
+    gaits = modules("solver.quadruped.gaits")
     curve = bezier("S", [(-3.0, -4.0, 0.0), (1.0, 0.0, 0.0), (-2.0, 4.0, 0.0)])
     assert bpy.ops.footprint.generate_along_curve(curve=curve.name, character="dog", quadruped_gait="trot",
-                                                  speed=2.5) == {"FINISHED"}
+                                                  speed=2.5, stand_start=False, stand_stop=False) == {"FINISHED"}
     objs = footprint_objects()
     assert {o.footprint.foot for o in objs} == set(dog.feet) and len(objs) >= 20
     xy, arc, heading = dense_path(curve)
@@ -125,7 +128,8 @@ def test_a_dog_trots_along_a_bezier_s_curve_every_foot_under_its_hip(modules, cl
     along = 2.5 * mid
     body = np.column_stack([np.interp(along, arc, xy[:, k]) for k in range(2)])
     turn = np.interp(along, arc, np.unwrap(heading))
-    hips = feet_hips(dog, objs)
+    width = gaits.GAITS["trot"].width_at(gaits.froude(2.5, dog.leg_length_nominal))
+    hips = feet_hips(dog, objs) * [width, 1.0, 1.0]
     right = np.column_stack([np.cos(turn), np.sin(turn)])
     forward = np.column_stack([-np.sin(turn), np.cos(turn)])
     expected = body + hips[:, :1] * right + hips[:, 1:2] * forward
@@ -222,7 +226,9 @@ def test_a_platform_is_jumped_onto_and_off_as_torkos_ramp(modules, clean):
 def test_a_rising_speed_walks_trots_and_gallops_in_one_track(modules, clean):
     """Change Speed from 1 to 6 m/s with Gait Auto along a long curve: one track whose touchdowns come in the
     walk's lateral sequence first, the trot's diagonal pairs in the middle, the rotary gallop's order at the
-    end (a dog's gallop), each foot's stance shorter as the speed rises."""
+    end (a dog's gallop), each foot's stance shorter as the speed rises; by default it starts standing on all
+    four feet (one touchdown of all four at the start) and stops so (all four lifting together at the end), the
+    gait's footfalls between."""
     gaits = modules("solver.quadruped.gaits").GAITS
     curve = bezier("Long", [(0.0, 0.0, 0.0), (3.0, 12.0, 0.0), (0.0, 24.0, 0.0)])
     assert bpy.ops.footprint.generate_along_curve(curve=curve.name, character="dog", quadruped_gait="auto",
@@ -231,13 +237,17 @@ def test_a_rising_speed_walks_trots_and_gallops_in_one_track(modules, clean):
     assert len(tracks) == 1
     objs = footprint_objects()
     touchdowns = [feet for _t, feet in groups(objs)]
-    assert follows(gaits["walk"].phases, touchdowns[:8])
+    assert touchdowns[0] == {"LH", "RH", "LF", "RF"} and min(o.footprint.contact for o in objs) == 0.0
+    last = max(o.footprint.liftoff for o in objs)
+    assert sorted(o.footprint.foot for o in objs if o.footprint.liftoff == last) == sorted(["LH", "RH", "LF", "RF"])
+    assert follows(gaits["walk"].phases, touchdowns[1:9])
     assert follows(gaits["rotary_gallop"].phases, touchdowns[-8:])
     pairs = [{"LH", "RF"}, {"RH", "LF"}]
     runs = [k for k in range(len(touchdowns) - 6) if all(touchdowns[k + j] in pairs for j in range(6))]
     assert runs and touchdowns.index(touchdowns[runs[0]]) > 8
+    objs = sorted(objs, key=lambda o: o.footprint.contact)
     stance = [o.footprint.liftoff - o.footprint.contact for o in objs]
-    assert stance[-1] < 0.5 * stance[0]
+    assert stance[-5] < 0.5 * stance[4]  # the gait's, the standing footprints left out
 
 
 def test_bad_input_is_refused_naming_it_and_changes_nothing(modules, clean):
@@ -302,10 +312,10 @@ def test_the_redo_panel_shows_a_quadrupeds_options_or_a_bipeds(addon, clean):
         return fake.layout.shown
 
     dog = shown(character="dog")
-    assert {"quadruped_gait", "speed", "change_speed", "fill", "jump"} <= set(dog)
+    assert {"quadruped_gait", "speed", "change_speed", "fill", "stand_start", "stand_stop", "jump"} <= set(dog)
     assert not {"step_length", "step_width", "start_foot", "gait", "runner", "end_speed", "distance"} & set(dog)
     assert {"end_speed", "distance"} <= set(shown(character="dog", change_speed=True, fill=False))
     assert "runner!" in shown(character="dog", runner=True)
     human = shown(character="human")
     assert {"step_length", "step_width", "start_foot", "gait", "runner"} <= set(human)
-    assert not {"quadruped_gait", "speed", "end_speed", "jump", "distance"} & set(human)
+    assert not {"quadruped_gait", "speed", "end_speed", "jump", "distance", "stand_start", "stand_stop"} & set(human)

@@ -141,6 +141,12 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
     distance: FloatProperty(name="Distance", default=10.0, min=0.01, soft_max=100.0, unit="LENGTH",
                             description="Quadruped, without Fill Curve: how far the body travels along the curve "
                                         "(past its end: straight on)")
+    stand_start: BoolProperty(name="Start Standing", default=True,
+                              description="Quadruped: start standing on all four feet at the curve's start, the "
+                                          "body at rest, and gather speed over a stride or more")
+    stand_stop: BoolProperty(name="Stop Standing", default=True,
+                             description="Quadruped: slow down to standing on all four feet, the body at rest "
+                                         "where the track ends")
     jump: BoolProperty(name="Jump Gaps and Obstacles", default=True,
                        description="Quadruped on terrain meshes: where the curve crosses no ground (a gap) or "
                                    "ground more than a quarter of the hip height higher (or lower) that comes "
@@ -162,6 +168,8 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
             layout.prop(self, "fill")
             if not self.fill:
                 layout.prop(self, "distance")
+            layout.prop(self, "stand_start")
+            layout.prop(self, "stand_stop")
             layout.prop(self, "jump")
             for name in BIPED_ONLY:  # set, they make the operator refuse: shown so they can be turned off
                 if getattr(self, name):
@@ -321,11 +329,11 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
                 jumps.append(jumps_module.Jump(start, size, stretch.height, f"{stretch.kind} {number}"))
                 spans = PathGround(terrain=floor, path=path, spans=[(j.start, j.length) for j in jumps])
             return gait_track.layout(character, sections(distance), preset_name=self.character, terrain=floor,
-                                     jumps=jumps, path=path)
+                                     jumps=jumps, path=path, stand=(self.stand_start, self.stand_stop))
 
         distance = length
         laid = lay_out(distance)
-        for _ in range(FILL_TRIES if self.fill else 0):  # the body's last mid-stance at the curve's end at most
+        for _ in range(FILL_TRIES if self.fill else 0):  # the body's last mid-stance (rest) at the curve's end at most
             over = float(laid.along.max()) - length
             if over <= 1e-6:
                 break

@@ -11,6 +11,19 @@ Speed sets the stride through Alexander's dynamic similarity (1976, Nature 261: 
 dinosaurs"): stride / hip height = 2.3 Fr^0.3, with Fr = v^2 / (g h). Animals change gait at about the same
 Froude numbers (Alexander and Jayes 1983, J. Zool. 201): walk to trot near 0.5, trot to gallop near 2.5;
 `auto` picks so.
+
+Track width: a quadruped stands square, each foot under its hip, and as it speeds up places its feet nearer
+the midline under its centre of mass; a trotting dog nearly single-tracks (veterinary texts: "as the animal
+increases its speed and changes gait ... the legs move toward the center of mass ... single tracking ... the
+degree of convergence ... depends on both the speed of the animal and the conformation", Newton and
+Nunamaker (eds.), Textbook of Small Animal Orthopaedics 1985, ch. 91 "Normal and abnormal gait"; the Kennel
+Club's conformation guide says the same of a fast trot). Neither gives a number, so each gait's width is our
+design, measured on the two-mass body (tests/test_quadruped_gaits.py): `width` is the footprints' lateral
+offset as a fraction of the hip's, reached at WIDTH_FROUDE and above and eased in from 1 (square) at Froude 0.
+With diagonal support each of a trot's masses stands on one foot half a hip width to its side, which pushes
+the hind and fore masses apart sideways every step: on the hips' lines a dog's trot at 2 m/s swung the
+spine's bend by 8 degrees either way mid-track and the hind-to-fore line's yaw by 4.3, at a quarter of the
+width by 2.2 and 1.5.
 """
 
 from __future__ import annotations
@@ -24,6 +37,9 @@ from ..errors import FootprintError
 
 STRIDE_COEFFICIENT, STRIDE_EXPONENT = 2.3, 0.3  # Alexander 1976: lambda / h = 2.3 Fr^0.3
 WALK_TROT_FROUDE, TROT_GALLOP_FROUDE = 0.5, 2.5  # Alexander and Jayes 1983
+WIDTH_FROUDE = WALK_TROT_FROUDE  # a gait's own track width from here on, square (1) at rest, linear between:
+# the convergence comes with leaving the walk (design, after the texts above: walking dogs stand square on three
+# or four feet, trotting ones converge)
 
 
 class GaitError(FootprintError):
@@ -36,24 +52,35 @@ class Gait:
     phases: dict  # foot -> touchdown phase in [0, 1), the left hind at 0
     duty: tuple  # (duty factor at the slowest, at the fastest)
     froude: tuple  # (slowest, fastest) Froude number the gait is used at
+    width: float = 1.0  # the footprints' lateral offset as a fraction of the hip's, from WIDTH_FROUDE up
 
     def duty_at(self, froude: float) -> float:
         return float(np.interp(froude, self.froude, self.duty))
 
+    def width_at(self, froude):
+        """The track width as a fraction of the hips' (1: each foot under its hip) at these Froude numbers:
+        1 at rest, `width` from WIDTH_FROUDE on (module docstring)."""
+        return np.interp(froude, (0.0, WIDTH_FROUDE), (1.0, self.width))
 
+
+# Track widths (fractions of the hips' width, design; measured in tests/test_quadruped_gaits.py): the walk on
+# three or four feet barely sways and stays nearly square; the trot and the pace, each girdle on one foot at a
+# time, nearly single-track; the canter and gallops lead with one foot of each pair and land near the midline;
+# the bound and the pronk put both feet of a pair down together (no sway to take out) and keep them square.
+WALK_WIDTH, TROT_WIDTH, GALLOP_WIDTH = 0.8, 0.25, 0.4
 GAITS = {gait.name: gait for gait in (
     # lateral-sequence walk: LH, LF, RH, RF a quarter stride apart; three or four feet down, never none
-    Gait("walk", {"LH": 0.0, "LF": 0.25, "RH": 0.5, "RF": 0.75}, (0.75, 0.55), (0.01, 1.0)),
+    Gait("walk", {"LH": 0.0, "LF": 0.25, "RH": 0.5, "RF": 0.75}, (0.75, 0.55), (0.01, 1.0), WALK_WIDTH),
     # diagonal pairs together; a flight between them once the duty factor is under a half
-    Gait("trot", {"LH": 0.0, "RF": 0.0, "RH": 0.5, "LF": 0.5}, (0.55, 0.35), (0.2, 4.0)),
+    Gait("trot", {"LH": 0.0, "RF": 0.0, "RH": 0.5, "LF": 0.5}, (0.55, 0.35), (0.2, 4.0), TROT_WIDTH),
     # lateral pairs together (camels, some dogs and horses)
-    Gait("pace", {"LH": 0.0, "LF": 0.0, "RH": 0.5, "RF": 0.5}, (0.55, 0.35), (0.2, 4.0)),
+    Gait("pace", {"LH": 0.0, "LF": 0.0, "RH": 0.5, "RF": 0.5}, (0.55, 0.35), (0.2, 4.0), TROT_WIDTH),
     # three beats, left lead: RH; LH with RF; LF; then the flight
-    Gait("canter", {"RH": 0.0, "LH": 0.3, "RF": 0.3, "LF": 0.6}, (0.40, 0.30), (0.8, 5.0)),
+    Gait("canter", {"RH": 0.0, "LH": 0.3, "RF": 0.3, "LF": 0.6}, (0.40, 0.30), (0.8, 5.0), GALLOP_WIDTH),
     # transverse gallop, left lead (horses): the fores in the same order as the hinds
-    Gait("gallop", {"RH": 0.0, "LH": 0.1, "RF": 0.4, "LF": 0.5}, (0.35, 0.20), (1.5, 50.0)),
+    Gait("gallop", {"RH": 0.0, "LH": 0.1, "RF": 0.4, "LF": 0.5}, (0.35, 0.20), (1.5, 50.0), GALLOP_WIDTH),
     # rotary gallop, left lead (dogs, cats): the fores in the opposite order
-    Gait("rotary_gallop", {"RH": 0.0, "LH": 0.1, "LF": 0.4, "RF": 0.5}, (0.35, 0.20), (1.5, 50.0)),
+    Gait("rotary_gallop", {"RH": 0.0, "LH": 0.1, "LF": 0.4, "RF": 0.5}, (0.35, 0.20), (1.5, 50.0), GALLOP_WIDTH),
     # bound: the hinds together, then the fores together
     Gait("bound", {"LH": 0.0, "RH": 0.0, "LF": 0.5, "RF": 0.5}, (0.35, 0.25), (1.0, 10.0)),
     # pronk (stotting): all four together, then a long flight

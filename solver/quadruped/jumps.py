@@ -265,14 +265,14 @@ def place(layout, number, jump, character, previous_cut):
     landing = after[contact[cut:] <= t_cut + 1e-12]
     pushed = layout.positions(pushing)[0]
     ground0 = float(layout.ground.height(pushed).mean())
-    s_push = layout.s_at(0.5 * (layout.contact[pushing] + layout.liftoff[pushing]))
+    s_push = layout.s_at(layout.placed(pushing))
     u0 = float(layout.ground.project(pushed, layout.ground.u_of(s_push)).mean())
     rate = layout.ground.rate(jump.start)
     top = max(jump.height, layout.ground.highest(jump.start, end, u0, ground0, rate))
     duration = carrying
     for _ in range(50):
         landed = layout.positions(landing, v * (duration - natural))[0]
-        s_land = layout.s_at(0.5 * (layout.contact[landing] + layout.liftoff[landing])) + v * (duration - natural)
+        s_land = layout.s_at(layout.placed(landing)) + v * (duration - natural)
         dz = float(layout.ground.height(landed).mean()) - ground0
         ledge = dz - rate * (float(layout.ground.project(landed, layout.ground.u_of(s_land)).mean()) - u0)
         again = max(carrying, least_flight(ledge, top))

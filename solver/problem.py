@@ -525,13 +525,17 @@ class Problem:
         dp *= root_weight[:, None]
         return r, dp, complement * root_weight[0]
 
+    def row_groups(self):
+        """The residual rows of each energy term: physics, comfort and barrier per leg, clearance."""
+        legs, physical = self.legs, self.physics_rows
+        return {"physics": slice(0, physical), "comfort": slice(physical, physical + legs),
+                "barrier": slice(physical + legs, physical + 2 * legs), "clearance": slice(physical + 2 * legs, None)}
+
     def energy_terms(self, free):
         """Per track: total energy, and its physics / comfort / barrier / clearance / ends parts."""
         r = self.evaluate(*self._states_of(free, slice(None), slice(None)))
-        legs, physical = self.legs, self.physics_rows
-        parts = {"physics": r[:physical], "comfort": r[physical:physical + legs],
-                 "barrier": r[physical + legs:physical + 2 * legs], "clearance": r[physical + 2 * legs:]}
-        out = {k: np.bincount(self.sample_track, (v**2).sum(axis=0), self.n_tracks) for k, v in parts.items()}
+        out = {k: np.bincount(self.sample_track, (r[rows] ** 2).sum(axis=0), self.n_tracks)
+               for k, rows in self.row_groups().items()}
         out["ends"] = np.bincount(self.end_track, (self.end_residuals(free) ** 2).sum(axis=1), self.n_tracks)
         out["total"] = sum(out.values())
         return out

@@ -20,7 +20,9 @@ p_fore = x + w_h d, so x is their centre of mass by construction; x is ballistic
 - comfort (Torkos eq. 4): k (|hip - foot| - l_nom)^2 per stance leg, each leg its own l_nom; a leg's hip
   hangs from its own mass point (its offset across the girdle turned with the body's yaw);
 - the l_max barrier per stance leg, as for bipeds (problem.py);
-- body collision (Torkos §4.6.2): k_b max(0, ground + r - p_z)^2 for each mass point, r the clearance.
+- body collision (Torkos §4.6.2): k_b max(0, ground + r - p_z)^2 for each mass point, r the clearance;
+- the back's sideways stiffness (not Torkos's): the spine vector's component across the body's yaw, over its
+  rest length, held near zero (SPINE_STRAIGHT).
 
 Quadruped feet stand on their footprint's point (paws and hooves: no toe support point, no heel roll in
 the solve).
@@ -44,6 +46,9 @@ QUADRUPED_COMFORT = 40.0  # K_lc per leg (Torkos eq. 4 gives no value). Measured
 # 4.4, 4.6 % and a gallop on the flat 2.0; 4.7, 4.6 %; at 40, 3.2; 1.9, 2.0 % and 1.7; 3.8, 3.5 %: four
 # legs' comfort outweighs the physics more than two do. The legs then flex more in a gallop (the shortest
 # stance leg 0.50 of 0.74 m against 0.53)
+SPINE_STRAIGHT = 10.0  # per second and radian^2: the back resisting a sideways bend off the body's yaw (the
+# footprints' heading). Torkos's spring is axial only: nothing held the spine straight, and a bound or pronk
+# from standing, whose support is symmetric, buckled it 25 and 14 degrees sideways
 FIRM_BARRIER = 1e6  # the l_max barrier's weight a solve continues with where a stance leg ended past l_max: at
 # the biped's 1e5 a dog's fore leg pushing off onto a 0.35 m ramp reached 9 mm past its maximal length at a
 # trot, 22 mm at a gallop (13 and 7.5 mm within at 1e6). Not from the start: on the flat, where legs stay
@@ -114,7 +119,9 @@ class TwoMassProblem(Problem):
         n = len(times)
         girdle = np.zeros((legs, 3))
         girdle[: len(character.feet)] = body.girdle_offsets
-        return {"support": track.positions[footprint], "girdle": _turned(_yaw(times, track), girdle),
+        yaw = _yaw(times, track)
+        return {"support": track.positions[footprint], "girdle": _turned(yaw, girdle),
+                "sideways": _turned(yaw, np.array([[1.0, 0.0, 0.0]]))[:, 0] / body.rest_length,
                 "coefficient": np.tile(per_leg(body.mass_coefficient, legs), (n, 1)),
                 "fore_share": np.full(n, body.fore_share), "stiffness": np.full(n, body.stiffness),
                 "rest_length": np.full(n, body.rest_length),
@@ -127,10 +134,10 @@ class TwoMassProblem(Problem):
             raise ValueError("the tracks of one two-mass problem need their hind and fore legs at the same indices")
         self.mass_legs = (hind, fore)
         self.support, self.girdle = samples_last(self.support), samples_last(self.girdle)
-        self.coefficient = samples_last(self.coefficient)
-        row_weight = np.repeat([weights.physics, weights.comfort, weights.barrier, weights.clearance],
-                               [9, legs, legs, 2])
-        barrier_rows = np.repeat([False, False, True, False], [9, legs, legs, 2])
+        self.coefficient, self.sideways = samples_last(self.coefficient), samples_last(self.sideways)
+        row_weight = np.repeat([weights.physics, weights.comfort, weights.barrier, weights.clearance, SPINE_STRAIGHT],
+                               [9, legs, legs, 2, 1])
+        barrier_rows = np.repeat([False, False, True, False, False], [9, legs, legs, 2, 1])
         self.root_weight = np.sqrt(row_weight[:, None] * np.where(barrier_rows[:, None], self.barrier_dt, self.dt))
         self.standing = physics.standing_faces(self.active)
         # Each mass's cone (two legs: four faces), (faces, mass, S): both projected in one call (evaluate).
@@ -144,6 +151,11 @@ class TwoMassProblem(Problem):
         com = super()._initial_positions(schedule, centred)
         spine = _turned(_yaw(schedule.knot_times, schedule.track), body.spine[None])[:, 0]
         return np.concatenate([com, spine], axis=1)
+
+    def row_groups(self):
+        groups = super().row_groups()
+        clearance = groups["clearance"].start
+        return {**groups, "clearance": slice(clearance, clearance + 2), "spine": slice(clearance + 2, None)}
 
     def leg_overreach(self, free):
         """Per track, how far the longest stance leg reaches past its l_max at the samples (metres; <= 0:
@@ -161,7 +173,7 @@ class TwoMassProblem(Problem):
         return np.stack([p[:3] - share * p[3:], p[:3] + (1.0 - share) * p[3:]])
 
     def evaluate(self, p, a, rows=None, jacobian=False):
-        """Weighted residuals (9 + 2L + 2, S) at trajectory positions and accelerations p, a (6, S); with
+        """Weighted residuals (9 + 2L + 3, S) at trajectory positions and accelerations p, a (6, S); with
         jacobian also d r / d p (R, 6, S) and d r / d a of the physics rows (9, 6, S)."""
         x, d = p[:3], p[3:]
         active, support = self._rows("active", rows), self._rows("support", rows)
@@ -205,7 +217,10 @@ class TwoMassProblem(Problem):
         lack = np.stack(lacks)
         low = lack > 0.0
         root_weight = self._rows("root_weight", rows)
-        r = np.concatenate(phys + [(length - self._rows("l_nom", rows)) * active, stretch * over, lack * low])
+        sideways = self._rows("sideways", rows)  # the body's right across its yaw, over the rest length
+        bend = np.add.reduce(sideways * d, 0)  # the spine's sideways lean: about its angle off the body's yaw
+        r = np.concatenate(phys + [(length - self._rows("l_nom", rows)) * active, stretch * over, lack * low,
+                                   bend[None]])
         r *= root_weight
         if not jacobian:
             return r
@@ -240,6 +255,7 @@ class TwoMassProblem(Problem):
             row = np.concatenate([slope, -np.ones((1, n))]) * low[m]
             dp[9 + 2 * legs + m, :3] = row
             dp[9 + 2 * legs + m, 3:] = c * row
+        dp[-1, 3:] = sideways
         dp *= root_weight[:, None]
         da *= root_weight[:9, None]
         return r, dp, da

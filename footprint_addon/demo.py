@@ -132,20 +132,6 @@ def wolf_track():
     return track, (ys + WOLF_Y, np.array([0.0, 0.0, height, height, 0.0, 0.0]))
 
 
-def generate_rigify_wolf(name="Wolf rig"):
-    """A Rigify rig generated from Blender's bundled wolf metarig, renamed (the human's is "rig")."""
-    import addon_utils
-
-    addon_utils.enable("rigify", default_set=True)
-    bpy.ops.object.armature_wolf_metarig_add()
-    metarig = bpy.context.active_object
-    bpy.ops.pose.rigify_generate()
-    rig = bpy.context.active_object
-    metarig.hide_render = metarig.hide_viewport = True
-    rig.name = name
-    return rig
-
-
 def quadruped_capsules(rig, material):
     """Tubes along every deform bone for Workbench to draw: the trunk's thick, the limbs', neck's and tail's
     in proportion to their length (a stand-in for the wolf's mesh)."""
@@ -196,11 +182,12 @@ TRUNK_DEPTH = 0.7  # the trunk's depth (front to back) against its width: the sp
 SOLE = 0.003  # the feet's soles just above the rest ground (z = 0, Rigify's heel), so they do not flicker in it
 
 
-def generate_rigify_human():
+def generate_rigify(kind):
+    """A Rigify rig generated from one of Blender's bundled metarigs (human, wolf, ...), the metarig hidden."""
     import addon_utils
 
     addon_utils.enable("rigify", default_set=True)
-    bpy.ops.object.armature_human_metarig_add()
+    getattr(bpy.ops.object, f"armature_{kind}_metarig_add")()
     metarig = bpy.context.active_object
     bpy.ops.pose.rigify_generate()
     rig = bpy.context.active_object
@@ -419,7 +406,7 @@ def run(output_dir="out", render=True, sheet_frames=8):
     scene_io.write_track(coll, story_track())
     if bpy.ops.footprint.conform() != {"FINISHED"}:
         raise RuntimeError("conforming the demo track to the terrain failed")
-    rig = generate_rigify_human()
+    rig = generate_rigify("human")
     body_capsules(rig, *body_materials())
     from . import bake
 
@@ -430,7 +417,8 @@ def run(output_dir="out", render=True, sheet_frames=8):
     ramp = profile_mesh("Wolf ground", *profile, WOLF_X + np.array([-1.0, 1.0]) * WOLF_GROUND_HALF_WIDTH)
     wolf_coll = scene_io.new_track(bpy.context, "Wolf", "dog", terrain=ramp)
     scene_io.write_track(wolf_coll, wolf_steps)
-    wolf = generate_rigify_wolf()
+    wolf = generate_rigify("wolf")
+    wolf.name = "Wolf rig"  # the human's is "rig"
     quadruped_capsules(wolf, body_materials()[0])
     wolf_strip, wolf_motion = bake.bake(bpy.context, wolf_coll, wolf)
     footprint_render_mesh(wolf_coll, "Wolf footprint shapes")
@@ -488,7 +476,7 @@ def run_walk(output_dir="out", frames_per_stride=8, first_step=6):
     scene.collection.objects.link(ground)
     coll = scene_io.new_track(bpy.context, "Walk", terrain=ground)
     scene_io.write_track(coll, track)
-    rig = generate_rigify_human()
+    rig = generate_rigify("human")
     body_capsules(rig, *body_materials())
     from . import bake
 

@@ -14,14 +14,17 @@ from footprint_locomotion.solver.quadruped.gait_track import gait_track
 from .solver_bench import straight_walk
 
 
-def cold_seconds(track, repeats):
-    times = []
+def cold_seconds(tracks, repeats):
+    """The median cold solve time of each track, their runs interleaved (on a shared machine a slow spell
+    then slows both sides of a ratio alike)."""
+    times = [[] for _ in tracks]
     for _ in range(repeats):
-        clear_timing_cache()
-        start = time.perf_counter()
-        biped.solve(track)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for track, measured in zip(tracks, times):
+            clear_timing_cache()
+            start = time.perf_counter()
+            biped.solve(track)
+            measured.append(time.perf_counter() - start)
+    return [statistics.median(measured) for measured in times]
 
 
 def run(repeats=7):
@@ -35,11 +38,11 @@ def run(repeats=7):
 
     twelve = trot(12)
     walk = straight_walk(len(twelve))
-    a, b = cold_seconds(twelve, repeats), cold_seconds(walk, repeats)
+    a, b = cold_seconds([twelve, walk], repeats)
     print(f"12-stride dog trot ({len(twelve)} footprints) {a * 1e3:.1f} ms / biped walk of {len(walk)} footprints "
           f"{b * 1e3:.1f} ms = {a / b:.2f} x")
     small, large = trot(25), trot(250)
-    a, b = cold_seconds(large, 3), cold_seconds(small, repeats)
+    a, b = cold_seconds([large, small], 3)
     print(f"trot of {len(large)} footprints {a:.2f} s / of {len(small)} footprints {b * 1e3:.0f} ms = {a / b:.1f} x")
 
 

@@ -101,7 +101,7 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
         if t is None:
             frame_count(part.schedule.start, part.schedule.end, fps)
     start = None
-    if warm is not None and np.shape(warm) == (problem.n_free, 6) and method == "lm":
+    if warm is not None and np.shape(warm) == (problem.n_free, 2 * problem.dim) and method == "lm":
         start = np.asarray(warm, dtype=float)
     window = _window(problem, start, changed) if start is not None and changed is not None else None
     reuse = (None, None)

@@ -11,7 +11,7 @@ import bpy
 import numpy as np
 import pytest
 
-from blender_scenes import footprint_objects, paw_deform_bones, rigify_quadruped_blend, stance_drift
+from blender_scenes import footprint_objects, import_track, paw_deform_bones, rigify_quadruped_blend, stance_drift
 from scene_state import snapshot
 
 KINDS = ("wolf", "cat", "horse")
@@ -308,3 +308,26 @@ def test_set_up_leg_ik_gives_a_plain_quadruped_four_paw_controls(addon, clean, t
     # Blender's iterative IK over three bones comes within a millimetre on the hind legs; the fore legs,
     # nearly straight at the end of a stance, within a centimetre (Rigify's paws solve it in closed form).
     assert max(drifts["LH"], drifts["RH"]) <= 2e-3 and max(drifts["LF"], drifts["RF"]) <= 1e-2
+
+
+def test_rigifys_basic_quadruped_bakes_too(addon, clean, tmp_path):
+    """The rig generated from Rigify's basic quadruped metarig (the wolf's legs and spine without its head's
+    and tail's detail) binds with no setup and bakes a trot from standing with every stance paw's deform
+    bones within 1 mm."""
+    bpy.ops.wm.open_mainfile(filepath=rigify_quadruped_blend("basic_quadruped", tmp_path / "basic.blend"))
+    rig = bpy.data.objects["rig"]
+    bake = module(addon, "footprint_addon.bake")
+    binding = bake.bind(rig)
+    assert binding.is_quadruped and binding.body == "torso"
+    assert binding.feet == {"LH": "foot_ik.L", "RH": "foot_ik.R", "LF": "front_foot_ik.L", "RF": "front_foot_ik.R"}
+    character = bake.rig_character(binding, "dog")
+    gait_track = module(addon, "solver.quadruped.gait_track")
+    track = gait_track.gait_track(character, "trot", 1.5, 6 * character.leg_length_nominal, preset_name="dog",
+                                  stand=True)
+    coll = import_track(module(addon, "solver.track"), track, tmp_path / "trot.json")
+    assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
+    frames, motion = bake.solve_for_rig(bpy.context, coll, binding)
+    for leg, foot in enumerate(motion.character.feet):
+        paw = paw_deform_bones(rig, binding.balls[foot])
+        drift, stances = stance_drift(motion, leg, evaluated_ends(rig, frames, paw).reshape(len(frames), -1, 3))
+        assert stances >= 3 and drift <= 1e-3, (foot, drift)

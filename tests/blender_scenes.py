@@ -64,15 +64,33 @@ def bezier_circle(name="Circle", radius=5.0):
 
 
 def poly_line(name, points):
-    curve = bpy.data.curves.new(name, "CURVE")
-    curve.dimensions = "3D"
-    spline = curve.splines.new("POLY")
+    """A Poly curve object through points (its corners)."""
+    obj, spline = _curve_object(name, "POLY")
     spline.points.add(len(points) - 1)
     for p, co in zip(spline.points, points):
         p.co = (*co, 1.0)
+    return obj
+
+
+def bezier_line(name, points):
+    """A Bezier curve object through points with automatic handles."""
+    obj, spline = _curve_object(name, "BEZIER")
+    spline.bezier_points.add(len(points) - 1)
+    for bp, co in zip(spline.bezier_points, points):
+        bp.co = co
+        bp.handle_left_type = bp.handle_right_type = "AUTO"
+    bpy.context.view_layer.update()
+    return obj
+
+
+def _curve_object(name, kind):
+    """A 3D curve object of one spline of the kind, linked to the scene; the object and the spline."""
+    curve = bpy.data.curves.new(name, "CURVE")
+    curve.dimensions = "3D"
+    spline = curve.splines.new(kind)
     obj = bpy.data.objects.new(name, curve)
     bpy.context.scene.collection.objects.link(obj)
-    return obj
+    return obj, spline
 
 
 def footprint_objects(coll=None):

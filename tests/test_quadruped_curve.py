@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from mathutils import geometry
 
-from blender_scenes import footprint_objects, local_axes, raycast_down
+from blender_scenes import bezier_line, footprint_objects, local_axes, raycast_down
 from scene_state import snapshot
 
 MM = 1e-3
@@ -25,21 +25,6 @@ def modules(addon):
         return importlib.import_module(f"{addon}.{name}")
 
     return module
-
-
-def bezier(name, points):
-    """A Bezier curve through points with automatic handles."""
-    curve = bpy.data.curves.new(name, "CURVE")
-    curve.dimensions = "3D"
-    spline = curve.splines.new("BEZIER")
-    spline.bezier_points.add(len(points) - 1)
-    for bp, co in zip(spline.bezier_points, points):
-        bp.co = co
-        bp.handle_left_type = bp.handle_right_type = "AUTO"
-    obj = bpy.data.objects.new(name, curve)
-    bpy.context.scene.collection.objects.link(obj)
-    bpy.context.view_layer.update()
-    return obj
 
 
 def dense_path(obj, resolution=4000):
@@ -118,7 +103,7 @@ def test_a_dog_trots_along_a_bezier_s_curve_every_foot_under_its_hip(modules, cl
     across the path is at the trot's track width (gaits.Gait.width_at)."""
     dog = modules("solver.character").preset("dog")
     gaits = modules("solver.quadruped.gaits")
-    curve = bezier("S", [(-3.0, -4.0, 0.0), (1.0, 0.0, 0.0), (-2.0, 4.0, 0.0)])
+    curve = bezier_line("S", [(-3.0, -4.0, 0.0), (1.0, 0.0, 0.0), (-2.0, 4.0, 0.0)])
     assert bpy.ops.footprint.generate_along_curve(curve=curve.name, character="dog", quadruped_gait="trot",
                                                   speed=2.5, stand_start=False, stand_stop=False) == {"FINISHED"}
     objs = footprint_objects()
@@ -164,7 +149,7 @@ def test_a_gap_and_an_obstacle_on_the_terrain_are_flown_the_gaits_own_way(module
     box (heel, middle and toe all on a slab's top), and a flight spans each: every footprint before it lifted
     before any after it lands. Solved, both flights are ballistic (g within 2 %)."""
     coll = ground()
-    curve = bezier("Path", [(0.0, 0.0, 0.5), (0.6, 7.0, 0.5), (0.0, 14.0, 0.5)])
+    curve = bezier_line("Path", [(0.0, 0.0, 0.5), (0.6, 7.0, 0.5), (0.0, 14.0, 0.5)])
     assert bpy.ops.footprint.generate_along_curve(curve=curve.name, character="dog", quadruped_gait="trot",
                                                   speed=2.5, terrain_collection=coll.name) == {"FINISHED"}
     track_coll = bpy.context.scene.footprint.active_track
@@ -208,7 +193,7 @@ def test_a_platform_is_jumped_onto_and_off_as_torkos_ramp(modules, clean):
     bpy.context.scene.collection.children.link(coll)
     box("Floor", (-4.0, 4.0), (-3.0, 20.0), (-0.2, 0.0), coll)
     box("Platform", (-4.0, 4.0), (5.0, 9.0), (0.0, 0.3), coll)
-    curve = bezier("Path", [(0.0, 0.0, 0.5), (0.3, 6.0, 0.5), (0.0, 13.0, 0.5)])
+    curve = bezier_line("Path", [(0.0, 0.0, 0.5), (0.3, 6.0, 0.5), (0.0, 13.0, 0.5)])
     assert bpy.ops.footprint.generate_along_curve(curve=curve.name, character="dog", quadruped_gait="trot",
                                                   speed=2.5, terrain_collection=coll.name) == {"FINISHED"}
     dog = modules("solver.character").preset("dog")
@@ -230,7 +215,7 @@ def test_a_rising_speed_walks_trots_and_gallops_in_one_track(modules, clean):
     four feet (one touchdown of all four at the start) and stops so (all four lifting together at the end), the
     gait's footfalls between."""
     gaits = modules("solver.quadruped.gaits").GAITS
-    curve = bezier("Long", [(0.0, 0.0, 0.0), (3.0, 12.0, 0.0), (0.0, 24.0, 0.0)])
+    curve = bezier_line("Long", [(0.0, 0.0, 0.0), (3.0, 12.0, 0.0), (0.0, 24.0, 0.0)])
     assert bpy.ops.footprint.generate_along_curve(curve=curve.name, character="dog", quadruped_gait="auto",
                                                   speed=1.0, change_speed=True, end_speed=6.0) == {"FINISHED"}
     tracks = [c for c in bpy.data.collections if c.footprint_track.is_track]
@@ -255,8 +240,8 @@ def test_bad_input_is_refused_naming_it_and_changes_nothing(modules, clean):
     biped's option (RUNNER Run) with a dog; a hairpin tighter than half a hip height: each refused, the scene
     as it was, no track made. A transverse gallop at 6 m/s flies the 3 m gap, and undo takes it back."""
     coll = ground(gap=(4.0, 7.0), obstacle=None)
-    curve = bezier("Path", [(0.0, 0.0, 0.5), (0.0, 7.0, 0.5), (0.0, 14.0, 0.5)])
-    hairpin = bezier("Hairpin", [(0.0, 0.0, 0.0), (0.0, 3.0, 0.0), (0.3, 3.0, 0.0), (0.3, 0.0, 0.0)])
+    curve = bezier_line("Path", [(0.0, 0.0, 0.5), (0.0, 7.0, 0.5), (0.0, 14.0, 0.5)])
+    hairpin = bezier_line("Hairpin", [(0.0, 0.0, 0.0), (0.0, 3.0, 0.0), (0.3, 3.0, 0.0), (0.3, 0.0, 0.0)])
     before = snapshot()
     cases = [
         (dict(curve=curve.name, quadruped_gait="trot", speed=2.0, terrain_collection=coll.name),

@@ -229,18 +229,21 @@ class PathGround:
         return np.insert(u, i, at), np.insert(z, i, za), np.insert(metric, max(i - 1, 0), metric[max(i - 1, 0)])
 
     def u_of(self, s):
-        s = np.asarray(s, dtype=float)
-        if self.flat:
-            return s.copy()
-        self._ensure(float(np.max(s, initial=0.0)))
-        return np.interp(s, self._s, self._u)
+        """Plan arc lengths at arc lengths s along the ground."""
+        return self._mapped(s, "_s", "_u")
 
     def s_of(self, u):
-        u = np.asarray(u, dtype=float)
+        """Arc lengths along the ground at plan arc lengths u."""
+        return self._mapped(u, "_u", "_s")
+
+    def _mapped(self, values, source, target):
+        """values interpolated from the samples' source arc lengths to their target ones (the same on flat
+        ground); sampled far enough first (s >= u: a ground length covers its plan length)."""
+        values = np.asarray(values, dtype=float)
         if self.flat:
-            return u.copy()
-        self._ensure(float(np.max(u, initial=0.0)))
-        return np.interp(u, self._u, self._s)
+            return values.copy()
+        self._ensure(float(np.max(values, initial=0.0)))
+        return np.interp(values, getattr(self, source), getattr(self, target))
 
     def frames(self, s):
         """At arc lengths s: centreline points (n, 2), headings (n,), and the cosine of the ground's pitch

@@ -167,6 +167,33 @@ def rigify_quadruped_blend(kind, path):
     return str(path)
 
 
+QUADRUPED_KINDS = ("wolf", "cat", "horse")  # the generated Rigify quadrupeds the tests bake
+QUADRUPED_PRESET = {"wolf": "dog", "cat": "cat", "horse": "horse"}  # each rig's solver preset (its metarig's)
+QUADRUPED_SPEED = {"wolf": 2.0, "cat": 1.0, "horse": 3.0}  # m/s at scale 1: a trot for each (Froude 0.4-0.6)
+QUADRUPED_PLACE = {"wolf": ((1.5, -2.0, 0.3), 2.4, 1.3), "cat": ((-0.5, 0.8, 0.1), -0.7, 2.0),
+                   "horse": ((3.0, 1.0, -0.2), 0.9, 0.8)}  # each rig moved, turned (about Z) and scaled
+
+
+def quadruped_trot_scene(addon, blend, kind, folder, speed, strides=4, turn=None):
+    """The rig placed (QUADRUPED_PLACE), and a trot at speed solved for the character read from it imported
+    as the active track: straight, or on a circle of `turn` hip heights (> 0 left); the rig and the track's
+    collection, with an undo step."""
+    import importlib
+
+    rig = place_rig(blend, *QUADRUPED_PLACE[kind])
+    bake = importlib.import_module(f"{addon}.footprint_addon.bake")
+    preset = QUADRUPED_PRESET[kind]
+    character = bake.rig_character(bake.bind(rig), preset)
+    gait_track = importlib.import_module(f"{addon}.solver.quadruped.gait_track")
+    h = character.leg_length_nominal
+    track = gait_track.gait_track(character, "trot", speed, strides * 2.3 * h,  # a trot's stride about 2.3 h
+                                  turn_radius=None if turn is None else turn * h, preset_name=preset)
+    coll = import_track(importlib.import_module(f"{addon}.solver.track"), track, folder / f"{kind} trot.json")
+    assert coll.footprint_track.character == preset
+    bpy.ops.ed.undo_push(message="scene ready")
+    return rig, coll
+
+
 def place_rig(blend, location, turn, scale):
     """Open a .blend with a rig named "rig" and move, turn (about Z) and uniformly scale it; the rig."""
     bpy.ops.wm.open_mainfile(filepath=str(blend))

@@ -123,3 +123,12 @@ def pytest_unconfigure(config):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(_exit_status)
+
+
+@pytest.fixture(scope="session")
+def quadruped_blends(addon, tmp_path_factory):
+    """A .blend per generated Rigify quadruped (blender_scenes.QUADRUPED_KINDS), made once for the session."""
+    from blender_scenes import QUADRUPED_KINDS, rigify_quadruped_blend
+
+    folder = tmp_path_factory.mktemp("quadrupeds")
+    return {kind: rigify_quadruped_blend(kind, folder / f"{kind}.blend") for kind in QUADRUPED_KINDS}

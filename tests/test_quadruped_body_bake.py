@@ -13,16 +13,12 @@ import bpy
 import numpy as np
 import pytest
 
-from blender_scenes import (evaluated_matrices, import_track, paw_deform_bones, place_rig, rigify_quadruped_blend,
-                            stance_drift)
+from blender_scenes import (QUADRUPED_KINDS, QUADRUPED_PLACE, QUADRUPED_SPEED, evaluated_matrices,
+                            import_track, paw_deform_bones, quadruped_trot_scene, stance_drift)
 from cli_run import needs_module_install, run_cli
 from footprint_locomotion.solver.quadruped.reconstruct import motion_turn_per_frame, turn_per_frame
 
-KINDS = ("wolf", "cat", "horse")
-PRESET = {"wolf": "dog", "cat": "cat", "horse": "horse"}
-SPEED = {"wolf": 2.0, "cat": 1.0, "horse": 3.0}  # m/s at scale 1: a trot for each
-PLACE = {"wolf": ((1.5, -2.0, 0.3), 2.4, 1.3), "cat": ((-0.5, 0.8, 0.1), -0.7, 2.0),
-         "horse": ((3.0, 1.0, -0.2), 0.9, 0.8)}
+KINDS = QUADRUPED_KINDS
 RADIUS = 6.0  # hip heights: the turn's radius (> 0 left)
 TURNS = [("wolf", 1), ("wolf", -1), ("cat", 1), ("horse", -1)]  # left (+1) and right (-1) turns baked
 # What the bake turns on each rig: the hips and chest controls (Rigify spreads them along the spine), the
@@ -36,30 +32,15 @@ def module(addon, name):
     return importlib.import_module(f"{addon}.{name}")
 
 
-@pytest.fixture(scope="module")
-def blends(addon, tmp_path_factory):
-    """A .blend per Rigify quadruped, generated once for the module."""
-    folder = tmp_path_factory.mktemp("quadruped bodies")
-    return {kind: rigify_quadruped_blend(kind, folder / f"{kind}.blend") for kind in KINDS}
-
-
 def trot_scene(addon, blend, kind, folder, side=None, strides=4):
     """The rig placed, a trot imported as the active track: on a circle of RADIUS hip heights to the side
     (+1 left, -1 right), or straight (None); the rig and the track's collection."""
-    rig = place_rig(blend, *PLACE[kind])
-    bake = module(addon, "footprint_addon.bake")
-    character = bake.rig_character(bake.bind(rig), PRESET[kind])
-    gait_track = module(addon, "solver.quadruped.gait_track")
-    h = character.leg_length_nominal
-    track = gait_track.gait_track(character, "trot", SPEED[kind] * PLACE[kind][2], strides * 2.3 * h,
-                                  turn_radius=None if side is None else side * RADIUS * h, preset_name=PRESET[kind])
-    coll = import_track(module(addon, "solver.track"), track, folder / f"{kind} trot.json")
-    bpy.ops.ed.undo_push(message="scene ready")
-    return rig, coll
+    return quadruped_trot_scene(addon, blend, kind, folder, QUADRUPED_SPEED[kind] * QUADRUPED_PLACE[kind][2],
+                                strides, None if side is None else side * RADIUS)
 
 
 @pytest.fixture(scope="module")
-def baked(addon, blends, tmp_path_factory):
+def baked(addon, quadruped_blends, tmp_path_factory):
     """Each TURNS trot baked, and what the tests read of it (kept as arrays: each bake opens another file):
     the motion, the body the bake turned, the evaluated world matrices of the turned bones, the hips and
     the paws, the action's F-curves, the rig's rest matrices and placement."""
@@ -67,7 +48,7 @@ def baked(addon, blends, tmp_path_factory):
     bake = module(addon, "footprint_addon.bake")
     animation = module(addon, "footprint_addon.animation")
     for kind, side in TURNS:
-        rig, coll = trot_scene(addon, blends[kind], kind, tmp_path_factory.mktemp(kind), side)
+        rig, coll = trot_scene(addon, quadruped_blends[kind], kind, tmp_path_factory.mktemp(kind), side)
         assert bpy.ops.footprint.bake(rig="rig") == {"FINISHED"}
         binding = bake.bind(rig)
         frames, motion = bake.solve_for_rig(bpy.context, coll, binding)
@@ -234,10 +215,10 @@ def turned_rotations(addon, rig, frames, body):
     return {name: unit_rotations(matrices[:, j]) for j, name in enumerate(names)}
 
 
-def test_rebake_replaces_only_what_it_made(addon, blends, tmp_path):
+def test_rebake_replaces_only_what_it_made(addon, quadruped_blends, tmp_path):
     """An artist's own layer keying the neck stays under the bake, untouched; baking again replaces the
     bake's action (with its spine, neck, head and tail keys) and nothing else."""
-    rig, coll = trot_scene(addon, blends["wolf"], "wolf", tmp_path, strides=2)
+    rig, coll = trot_scene(addon, quadruped_blends["wolf"], "wolf", tmp_path, strides=2)
     anim = rig.animation_data_create()
     own = bpy.data.actions.new("nod")
     below = anim.nla_tracks.new()
@@ -262,10 +243,10 @@ def test_rebake_replaces_only_what_it_made(addon, blends, tmp_path):
     assert [(f.data_path, f.array_index, f.keyframe_points[0].co[1]) for f in animation.action_fcurves(own)] == own_keys
 
 
-def test_preview_and_live_update_turn_the_same_body(addon, blends, tmp_path):
+def test_preview_and_live_update_turn_the_same_body(addon, quadruped_blends, tmp_path):
     """The preview turns each bone as the bake does (the rotation it ends with, after the rig's own
     constraints), follows a moved footprint, and leaves the rig at rest when removed."""
-    rig, coll = trot_scene(addon, blends["horse"], "horse", tmp_path, side=1, strides=3)
+    rig, coll = trot_scene(addon, quadruped_blends["horse"], "horse", tmp_path, side=1, strides=3)
     rest = {b.name: np.array(b.matrix) for b in rig.pose.bones}
     assert bpy.ops.footprint.preview(rig="rig") == {"FINISHED"}
     live = module(addon, "footprint_addon.live")
@@ -330,10 +311,10 @@ def test_a_mapped_quadruped_turns_the_spine_bones_its_mapping_names(addon, clean
 
 
 @needs_module_install
-def test_the_command_line_bakes_and_batches_a_rigify_wolf(addon, blends, tmp_path):
+def test_the_command_line_bakes_and_batches_a_rigify_wolf(addon, quadruped_blends, tmp_path):
     """`python -m footprint_locomotion bake` and `batch` on a scene with a Rigify wolf and a quadruped track:
     the baked file's action turns the spine, neck, head and tail."""
-    _rig, coll = trot_scene(addon, blends["wolf"], "wolf", tmp_path, side=-1, strides=2)
+    _rig, coll = trot_scene(addon, quadruped_blends["wolf"], "wolf", tmp_path, side=-1, strides=2)
     track = coll.name
     scene = tmp_path / "wolf scene.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(scene))

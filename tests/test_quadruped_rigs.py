@@ -11,64 +11,35 @@ import bpy
 import numpy as np
 import pytest
 
-from blender_scenes import footprint_objects, import_track, paw_deform_bones, rigify_quadruped_blend, stance_drift
+from blender_scenes import (QUADRUPED_KINDS, QUADRUPED_PLACE, QUADRUPED_PRESET, QUADRUPED_SPEED, footprint_objects,
+                            import_track, paw_deform_bones, place_rig, quadruped_trot_scene, rigify_quadruped_blend,
+                            stance_drift)
 from scene_state import snapshot
 
-KINDS = ("wolf", "cat", "horse")
+KINDS = QUADRUPED_KINDS
 # Each rig's feet (left/right hind/fore) to its paw IK controls, as Rigify names them after the metarig.
 CONTROLS = {
     "wolf": {"LH": "foot_ik.L", "RH": "foot_ik.R", "LF": "front_foot_ik.L", "RF": "front_foot_ik.R"},
     "cat": {"LH": "foot_ik.L", "RH": "foot_ik.R", "LF": "hand_ik.L", "RF": "hand_ik.R"},
     "horse": {"LH": "hind_foot_ik.L", "RH": "hind_foot_ik.R", "LF": "forefoot_ik.L", "RF": "forefoot_ik.R"},
 }
-PRESET = {"wolf": "dog", "cat": "cat", "horse": "horse"}
 # Each rig's tail FK controls, root to tip (the bake turns them; the master stays the artist's).
 TAIL = {"wolf": ("spine.003", "spine.002", "spine.001", "spine"),
         "cat": ("tail.001", "tail.002", "tail.003", "tail.004"),
         "horse": ("tail.001", "tail.002", "tail.003", "tail.004", "tail.005")}
-SPEED = {"wolf": 2.0, "cat": 1.0, "horse": 3.0}  # m/s: a trot for each (Froude number about 0.4-0.6)
-# Each rig moved, turned and scaled in the scene.
-PLACE = {"wolf": ((1.5, -2.0, 0.3), 2.4, 1.3), "cat": ((-0.5, 0.8, 0.1), -0.7, 2.0),
-         "horse": ((3.0, 1.0, -0.2), 0.9, 0.8)}
 
 
 def module(addon, name):
     return importlib.import_module(f"{addon}.{name}")
 
 
-@pytest.fixture(scope="module")
-def quadruped_blends(addon, tmp_path_factory):
-    """A .blend per Rigify quadruped, generated once for the module."""
-    folder = tmp_path_factory.mktemp("quadrupeds")
-    return {kind: rigify_quadruped_blend(kind, folder / f"{kind}.blend") for kind in KINDS}
-
-
 def placed_rig(blend, kind):
-    bpy.ops.wm.open_mainfile(filepath=blend)
-    rig = bpy.data.objects["rig"]
-    location, turn, scale = PLACE[kind]
-    rig.location, rig.rotation_euler, rig.scale = location, (0.0, 0.0, turn), (scale, scale, scale)
-    bpy.context.view_layer.update()
-    return rig
+    return place_rig(blend, *QUADRUPED_PLACE[kind])
 
 
 def trot_scene(addon, blend, kind, folder, strides=4):
-    """The rig placed, and a trot solved for the character read from it imported as the active track; the
-    rig and the track's collection."""
-    rig = placed_rig(blend, kind)
-    bake = module(addon, "footprint_addon.bake")
-    character = bake.rig_character(bake.bind(rig), PRESET[kind])
-    gait_track = module(addon, "solver.quadruped.gait_track")
-    track_module = module(addon, "solver.track")
-    stride = 2.3 * character.leg_length_nominal  # about a trot's (Alexander), enough for `strides` strides
-    track = gait_track.gait_track(character, "trot", SPEED[kind], strides * stride, preset_name=PRESET[kind])
-    path = folder / f"{kind} trot.json"
-    path.write_text(track_module.dumps(track_module.track_to_json(track)))
-    assert bpy.ops.footprint.import_json(filepath=str(path)) == {"FINISHED"}
-    coll = bpy.context.scene.footprint.active_track
-    assert coll.footprint_track.character == PRESET[kind]
-    bpy.ops.ed.undo_push(message="scene ready")
-    return rig, coll
+    """The rig placed, and a trot solved for the character read from it imported as the active track."""
+    return quadruped_trot_scene(addon, blend, kind, folder, QUADRUPED_SPEED[kind], strides)
 
 
 def evaluated_ends(rig, frames, bones):
@@ -102,8 +73,8 @@ def test_a_generated_rigify_quadruped_binds_with_no_setup(addon, quadruped_blend
     tail_switch = "tail_master.001" if kind == "horse" else "torso"
     assert follow == {("torso", "neck_follow"): 0.0, ("torso", "head_follow"): 0.0, (tail_switch, "tail_follow"): 0.0}
     assert binding.tail_controls == TAIL[kind]
-    character = bake.rig_character(binding, PRESET[kind])
-    scale = PLACE[kind][2]
+    character = bake.rig_character(binding, QUADRUPED_PRESET[kind])
+    scale = QUADRUPED_PLACE[kind][2]
     assert character.feet == ("LH", "RH", "LF", "RF")
     hips = character.hip_offsets
     assert (hips[:2, 1] < 0).all() and (hips[2:, 1] > 0).all()  # hind behind the COM, fore ahead (+Y)
@@ -112,7 +83,7 @@ def test_a_generated_rigify_quadruped_binds_with_no_setup(addon, quadruped_blend
     assert 0.4 * hips[:2, 1].mean() + 0.6 * hips[2:, 1].mean() == pytest.approx(0.0, abs=1e-6)
     assert hips[:, 2].mean() == pytest.approx(0.0, abs=1e-6)
     # Sized from the rig and its object's scale: the preset (from the same metarig) times the scale.
-    preset = module(addon, "solver.character").preset(PRESET[kind])
+    preset = module(addon, "solver.character").preset(QUADRUPED_PRESET[kind])
     assert character.leg_length_nominal == pytest.approx(scale * preset.leg_length_nominal, rel=0.02)
     assert np.abs(hips - scale * preset.hip_offsets).max() < 0.02 * scale * preset.leg_length_nominal
     assert (character.leg_lengths[:, 0] < character.leg_lengths[:, 1]).all()

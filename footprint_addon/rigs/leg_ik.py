@@ -215,16 +215,9 @@ def set_up(obj):
                  *(upper[part] for part in ("chest", "neck", "head") if part in upper), *arms]:
         obj.pose.bones[name].rotation_mode = "QUATERNION"
     bpy.ops.object.mode_set(mode=previous_mode if previous_mode in {"OBJECT", "POSE"} else "OBJECT")
-    mapping = {
-        "name": "Leg IK set up by Footprint Locomotion",
-        "body": body,
-        "feet": {side: CONTROL.format(side=side) for side in legs},
-        "hips": {side: chain[0] for side, chain in legs.items()},
-        "ankles": {side: chain[2] for side, chain in legs.items()},
-        "balls": {side: chain[3] for side, chain in legs.items()},
-        "toes": {side: chain[3] for side, chain in legs.items()},  # bent at heel-off (the toes stay down)
-        "com_offset": [0.0, 0.0, 0.0],
-    }
+    mapping = _leg_mapping("Leg IK set up by Footprint Locomotion", body,
+                           {side: CONTROL.format(side=side) for side in legs}, legs, ball=3)
+    mapping["toes"] = {side: chain[3] for side, chain in legs.items()}  # bent at heel-off (the toes stay down)
     if upper:
         mapping["upper_body"] = upper
     arm[MAPPING_KEY] = json.dumps(mapping)
@@ -282,14 +275,18 @@ def _set_up_quadruped(obj, legs):
             obj.pose.bones[name].rotation_mode = "QUATERNION"
     obj.pose.bones[body].rotation_mode = "QUATERNION"
     bpy.ops.object.mode_set(mode=previous_mode if previous_mode in {"OBJECT", "POSE"} else "OBJECT")
-    mapping = {
-        "name": "Leg IK set up by Footprint Locomotion (quadruped)",
-        "body": body,
-        "feet": {foot: QUADRUPED_CONTROL.format(foot=foot) for foot in legs},
-        "hips": {foot: chain[0] for foot, chain in legs.items()},
-        "ankles": {foot: chain[2] for foot, chain in legs.items()},  # the hock (wrist)
-        "balls": {foot: chain[-1] for foot, chain in legs.items()},  # the paw (hoof): ball to tip
-        "com_offset": [0.0, 0.0, 0.0],
-    }
+    # The ankle is the hock (wrist); the ball the paw (hoof), ball to tip.
+    mapping = _leg_mapping("Leg IK set up by Footprint Locomotion (quadruped)", body,
+                           {foot: QUADRUPED_CONTROL.format(foot=foot) for foot in legs}, legs, ball=-1)
     arm[MAPPING_KEY] = json.dumps(mapping)
     return mapping
+
+
+def _leg_mapping(name, body, controls, legs, ball):
+    """The mapping Set up Leg IK stores: the body bone, each foot's control, and from each leg's chain its hip
+    (first bone), ankle (third) and ball (the bone at index `ball`)."""
+    return {"name": name, "body": body, "feet": controls,
+            "hips": {foot: chain[0] for foot, chain in legs.items()},
+            "ankles": {foot: chain[2] for foot, chain in legs.items()},
+            "balls": {foot: chain[ball] for foot, chain in legs.items()},
+            "com_offset": [0.0, 0.0, 0.0]}

@@ -150,7 +150,7 @@ PRESETS: dict[str, Character] = {
     "cat": _quadruped("cat", 0.030, (-0.115, 0.246), (0.129, 0.202), 0.6, 0.035, 0.03),
     "horse": _quadruped("horse", 0.178, (-0.624, 1.409), (0.690, 1.160), 0.6, 0.12, 0.12),
 }
-QUADRUPEDS = tuple(name for name, character in PRESETS.items() if character.feet == QUADRUPED_FEET)
+QUADRUPEDS = tuple(name for name, character in PRESETS.items() if character.is_quadruped)
 
 
 def preset(name: str) -> Character:

@@ -273,7 +273,7 @@ class _Layout:
         for r, plan in enumerate(runs):
             template = np.array([plan["gait"].phases[f] for f in character.feet])
             # Touch down no foot before it has swung from the old gait's last footprint (the quickest swing),
-            # the new gait's stride begun at whichever of its footfalls waits least for that (the left hind's
+            # the new gait's stride begun at whichever of its footfalls waits least for that (the one at phase 0
             # when none waits: its first stride as it always began).
             ready = np.array([last_liftoff.get(f, -np.inf) for f in character.feet]) + swing
             late, phases = min(((max((ready - start - (template - phi) % 1.0 * plan["period"]).max(), 0.0),

@@ -1,6 +1,6 @@
 """Quadruped gaits as footfall templates (Torkos §3.3), scaled to a speed by dynamic similarity.
 
-A gait is the phase at which each foot touches down, as a fraction of the stride (left hind at 0), and a
+A gait is the phase at which each foot touches down, as a fraction of the stride (a hind foot at 0), and a
 duty factor: the fraction of the stride each foot stands. Phases are Hildebrand's (1965, 1977) gait-graph
 conventions for the symmetrical gaits (walk, trot, pace) and typical values of the asymmetrical ones
 (canter, transverse and rotary gallop, bound, pronk) in Alexander's review (1984, "The gaits of bipedal and
@@ -49,7 +49,7 @@ class GaitError(FootprintError):
 @dataclass(frozen=True)
 class Gait:
     name: str
-    phases: dict  # foot -> touchdown phase in [0, 1), the left hind at 0
+    phases: dict  # foot -> touchdown phase in [0, 1), a hind foot at 0
     duty: tuple  # (duty factor at the slowest, at the fastest)
     froude: tuple  # (slowest, fastest) Froude number the gait is used at
     width: float = 1.0  # the footprints' lateral offset as a fraction of the hip's, from WIDTH_FROUDE up
@@ -102,7 +102,7 @@ def stride_length(speed: float, hip_height: float) -> float:
 def choose(name: str, speed: float, character) -> Gait:
     """The gait called name for this character at this speed (`auto`: by Froude number, as animals choose);
     a GaitError names what is wrong."""
-    if tuple(character.feet) != QUADRUPED_FEET:
+    if not character.is_quadruped:
         raise GaitError(f"quadruped gaits need the four feet {list(QUADRUPED_FEET)}; character "
                         f"{character.name!r} has {list(character.feet)}")
     if name not in GAIT_NAMES:

@@ -47,6 +47,7 @@ import numpy as np
 from ..character import GRAVITY
 from ..errors import FootprintError
 from ..motion import SWING_MIN
+from .ground import MAX_SLOPE
 
 MAX_RISE = 1.0  # hip heights (leg_length_nominal) the centre of mass rises at most above take-off
 MAX_FALL = 2.0  # hip heights it falls at most from the apex to the landing
@@ -109,7 +110,7 @@ class Stretch:
     height: float = 0.0
 
 
-def find(u, z, step, short, slope=45.0):
+def find(u, z, step, short, slope=MAX_SLOPE):
     """The stretches a gait must jump along a path, from the ground's heights under it.
 
     u (n,): increasing plan metres along the path; z (lines, n): the ground's height under each of a few lines

@@ -42,7 +42,7 @@ import numpy as np
 
 from ..character import GRAVITY
 from ..errors import FootprintError, NonFiniteError, RangeError
-from ..orientation import BODY_WINDOW, rotation_matrices
+from ..orientation import BODY_WINDOW, bank, rotation_matrices
 from ..track import MAX_DISTANCE, MAX_FRAMES
 from ..transforms import axis_angle_between, rodrigues
 
@@ -443,9 +443,7 @@ def _bank(extend: _Extension, points, heading, p: BodyParams):
     def at(times):
         return np.column_stack([np.interp(times, when, path[:, k]) for k in range(2)])
 
-    acceleration = (at(t + half) - 2.0 * at(t) + at(t - half)) / (half * half)
-    lateral = acceleration[:, 0] * np.cos(heading) + acceleration[:, 1] * np.sin(heading)  # along the right
-    return p.bank_gain * np.arctan2(lateral, GRAVITY)
+    return bank((at(t + half) - 2.0 * at(t) + at(t - half)) / (half * half), heading, p.bank_gain)
 
 
 def _relative_yaw_and_roll(pelvis, chest):

@@ -57,6 +57,7 @@ def _on_grid(value, spacing):
 def hill(degrees: float, start: float, run: float, top: float = 0.0, spacing: float = 0.05) -> HeightField:
     """Level ground to `start` (m along +Y), up at `degrees` over `run` metres in plan, level for `top`
     metres, down as steeply over `run`, then level (positions rounded to the grid's spacing)."""
+    _numbers("hill", start=start, run=run, top=top, spacing=spacing)
     rise = _degrees(degrees)
     if not (run > 0 and top >= 0 and spacing > 0):
         raise FootprintError(f"a hill needs a positive run and spacing and a top of at least 0 m, not run {run:g}, "
@@ -69,13 +70,18 @@ def hill(degrees: float, start: float, run: float, top: float = 0.0, spacing: fl
     return _profile([(a, 0.0), (b, z), (c, z), (d, 0.0)], spacing)
 
 
+def _numbers(what, **values):
+    """Refuse any of the values that is not a finite number of metres, naming it."""
+    for name, value in values.items():
+        if not (isinstance(value, (int, float)) and math.isfinite(value)):
+            raise FootprintError(f"{what} {name} must be a number of metres, not {value!r}")
+
+
 def ramp(start: float, length: float, height: float, spacing: float = 0.02):
     """Torkos §6: a platform `height` metres high from `start` to `start + length` along +Y (its sides one grid
     cell wide, rising just before start and falling just after the end) and the two jumps, onto it and off it,
     each over its side and RISER_CLEAR beyond. Returns (HeightField, (Jump on, Jump off))."""
-    for name, value in (("start", start), ("length", length), ("height", height), ("spacing", spacing)):
-        if not (isinstance(value, (int, float)) and math.isfinite(value)):
-            raise FootprintError(f"ramp {name} must be a number of metres, not {value!r}")
+    _numbers("ramp", start=start, length=length, height=height, spacing=spacing)
     if not (length > 0 and height > 0 and spacing > 0 and start >= spacing + RISER_CLEAR):
         raise FootprintError(f"a ramp needs a positive length, height and spacing and to start at least "
                              f"{spacing + RISER_CLEAR:g} m along the path, not start {start:g}, length {length:g}, "

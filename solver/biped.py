@@ -96,7 +96,7 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
                 motions[i] = motion
         return motions
     model = models[0][0]
-    problem = model(items, model.default_weights if weights is None else weights)
+    problem = model(items, weights)
     for part, t in zip(problem.parts, times):  # a track too long to sample fails before it is solved
         if t is None:
             frame_count(part.schedule.start, part.schedule.end, fps)

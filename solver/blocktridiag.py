@@ -28,7 +28,7 @@ def solve(diag, upper, rhs, shift=None, sizes=None):
     blocks upper (n-1, b, b) (block (i, i+1); the lower blocks are their transposes) and right-hand side
     rhs (n, b). sizes: the block counts of the independent systems it is made of, in order (a batch's
     tracks: the upper blocks between two are zero), a tuple; by default one. When none has more than
-    DENSE_LIMIT blocks, each is solved dense, all in one call."""
+    dense_limit(b) blocks, each is solved dense, all in one call."""
     n, b = diag.shape[:2]
     sizes = (n,) if sizes is None else sizes
     if max(sizes) <= dense_limit(b):

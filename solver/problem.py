@@ -216,9 +216,9 @@ class Problem:
     default_weights = Weights()
     firmer_weights = None  # the weights a solve continues with where a stance leg ends past l_max (None: none)
 
-    def __init__(self, items, weights: Weights = Weights(), per_segment: int = SAMPLES_PER_SEGMENT):
-        """items: (track, character, terrain or None) triples."""
-        self.weights = weights
+    def __init__(self, items, weights: Weights | None = None, per_segment: int = SAMPLES_PER_SEGMENT):
+        """items: (track, character, terrain or None) triples; weights: by default the model's own."""
+        self.weights = weights = self.default_weights if weights is None else weights
         self.per_segment = per_segment
         self.parts = []
         legs = max(len(character.feet) for _track, character, _terrain in items)
@@ -317,7 +317,7 @@ class Problem:
 
     def _end_pairs(self):
         """(E, 2) free states whose velocities the steady-ends term ties, the track of each pair, and a
-        constant (E, 3) added to their difference: each track's first two knots and last two, where a
+        constant (E, D) added to their difference: each track's first two knots and last two, where a
         segment joins them (not a flight). A stride on, the same event: the first contact against the next
         landing, which across a flight is the take-off's velocity plus g times its duration (the constant);
         the last lift-off against the previous knot, which next to a flight is its take-off."""
@@ -340,7 +340,7 @@ class Problem:
 
         Per segment, its Hermite controls [P0, V0, P1, V1] = segment_map @ [left free state; right free
         state] + segment_offset (not the identity next to a flight). Per sample, [p; a] = hermite (2, 4) @
-        controls (4, 3), the Hermite coefficients cp and ca, in segment order, so a segment's samples are
+        controls (4, D), the Hermite coefficients cp and ca, in segment order, so a segment's samples are
         consecutive rows.
 
         Every segment has its samples at the same fractions of its duration h, so its coefficients are
@@ -443,7 +443,7 @@ class Problem:
         return values if rows is None else values[..., rows]
 
     def ground_under(self, p, rows=None):
-        """Terrain height (S,) and its slope (2, S) under COM positions p (3, S)."""
+        """Terrain height (S,) and its slope (2, S) under points p (3, S): the COM, or a mass point."""
         ground = self._rows("ground", rows)
         slope = np.zeros((2, p.shape[1]))
         if self.terrain_groups:

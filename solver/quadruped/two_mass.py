@@ -94,9 +94,16 @@ def body_of(character: Character) -> TwoMassBody:
 
 def _turned(yaw, vectors):
     """Body-frame vectors (L, 3) turned by yaw (S,) about +Z: (S, L, 3)."""
-    c, s = np.cos(yaw)[:, None], np.sin(yaw)[:, None]
-    x, y, z = vectors.T
-    return np.stack([c * x - s * y, s * x + c * y, np.broadcast_to(z, c.shape[:1] + z.shape)], axis=-1)
+    level = np.zeros_like(yaw)
+    return orientation.hip_offsets_in_world(yaw, level, level, vectors)
+
+
+def _spring(spine, stiffness, rest):
+    """The spring's pull on the hind mass per unit body mass (3, S), F_s = k (|d| - l_0) d / |d| (Torkos eq.
+    2), from spine vectors d (3, S); with |d| (S,) and d / |d| (3, S)."""
+    length = np.maximum(np.sqrt(np.add.reduce(spine * spine, 0)), 1e-9)
+    along = spine / length
+    return stiffness * (length - rest) * along, length, along
 
 
 def _yaw(times, track):
@@ -124,15 +131,15 @@ class TwoMassProblem(Problem):
                 "sideways": _turned(yaw, np.array([[1.0, 0.0, 0.0]]))[:, 0] / body.rest_length,
                 "coefficient": np.tile(per_leg(body.mass_coefficient, legs), (n, 1)),
                 "fore_share": np.full(n, body.fore_share), "stiffness": np.full(n, body.stiffness),
-                "rest_length": np.full(n, body.rest_length),
-                "hind_legs": np.tile(body.hind_legs, (n, 1)), "fore_legs": np.tile(body.fore_legs, (n, 1))}
+                "rest_length": np.full(n, body.rest_length)}
 
     def _residual_constants(self):
         weights, legs = self.weights, self.legs
-        hind, fore = self.hind_legs[0], self.fore_legs[0]
-        if not ((self.hind_legs == hind).all() and (self.fore_legs == fore).all()):
+        bodies = [body_of(part.character) for part in self.parts]
+        self.mass_legs = (bodies[0].hind_legs, bodies[0].fore_legs)
+        if any(not (np.array_equal(b.hind_legs, self.mass_legs[0]) and np.array_equal(b.fore_legs, self.mass_legs[1]))
+               for b in bodies):
             raise ValueError("the tracks of one two-mass problem need their hind and fore legs at the same indices")
-        self.mass_legs = (hind, fore)
         self.support, self.girdle = samples_last(self.support), samples_last(self.girdle)
         self.coefficient, self.sideways = samples_last(self.coefficient), samples_last(self.sideways)
         row_weight = np.repeat([weights.physics, weights.comfort, weights.barrier, weights.clearance, SPINE_STRAIGHT],
@@ -182,10 +189,7 @@ class TwoMassProblem(Problem):
         mass_of_leg = x[:, None] + coefficient * d[:, None]  # (3, L, S)
         leg = mass_of_leg + self._rows("girdle", rows) - support  # hip - foot
         length = np.sqrt(np.add.reduce(leg * leg, 0))
-        # The spring's pull on the hind mass per unit body mass, F_s = k (|d| - l_0) d / |d| (Torkos eq. 2).
-        spine_length = np.maximum(np.sqrt(np.add.reduce(d * d, 0)), 1e-9)
-        along = d / spine_length
-        spring = stiffness * (spine_length - rest) * along
+        spring, spine_length, along = _spring(d, stiffness, rest)
         weight = GRAVITY_VECTOR[:, None]
         hind_share = 1.0 - share
         masses = self.mass_points(p, rows)
@@ -279,9 +283,7 @@ def mass_point_forces(body: TwoMassBody, points, accelerations, support, contact
     """The non-physical force (N, 2, 3) per unit body mass that the hind and fore masses need at sampled
     frames: points and accelerations (N, 2, 3), support points (N, L, 3) and contact (N, L) of the legs
     (Torkos §4.5, with the spring of eq. 2; the report's measure of what the solve minimised)."""
-    spine = points[:, 1] - points[:, 0]
-    spine_length = np.maximum(np.linalg.norm(spine, axis=1, keepdims=True), 1e-9)
-    spring = body.stiffness * (spine_length - body.rest_length) * spine / spine_length
+    spring = _spring((points[:, 1] - points[:, 0]).T, body.stiffness, body.rest_length)[0].T
     shares = (1.0 - body.fore_share, body.fore_share)
     out = np.empty(points.shape)
     for m, (legs, share, sign) in enumerate(zip((body.hind_legs, body.fore_legs), shares, (-1.0, 1.0))):

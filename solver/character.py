@@ -18,6 +18,7 @@ from .errors import CharacterError, UnknownPresetError
 GRAVITY = 9.81
 BIPED_FEET = ("L", "R")
 QUADRUPED_FEET = ("LH", "RH", "LF", "RF")
+HIND_FEET, FORE_FEET = QUADRUPED_FEET[:2], QUADRUPED_FEET[2:]  # the legs of a quadruped's hind and fore masses
 ALL_FEET = BIPED_FEET + QUADRUPED_FEET
 
 
@@ -124,7 +125,10 @@ def _biped(name, hip_half_width, hip_drop, l_nom, l_max, foot_length, foot_width
     return Character(name, BIPED_FEET, hips, l_nom, l_max, foot_length, foot_width)
 
 
-def _quadruped(name, half_width, hind, fore, fore_share, foot_length, foot_width, reach=1.08):
+QUADRUPED_REACH = 1.08  # a quadruped's l_max / l_nom: its legs stand flexed, straightened they reach further
+
+
+def _quadruped(name, half_width, hind, fore, fore_share, foot_length, foot_width, reach=QUADRUPED_REACH):
     """A quadruped from its hips' (y, height) in the rest pose, hind and fore (metres, +Y forward, ground at
     0): the centre of mass between them, fore_share of the way to the fore hips (a dog carries about 60 %
     of its weight on its forelegs); l_nom the mean hip height standing, l_max reach times it (the

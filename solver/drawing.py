@@ -7,6 +7,8 @@ from functools import cached_property
 
 import numpy as np
 
+from .character import FORE_FEET, HIND_FEET
+
 
 def footprint_outline(foot_length: float, foot_width: float, segments: int = 16) -> np.ndarray:
     """A foot-shaped closed outline (segments, 3) in the footprint's frame: toes along +Y, origin mid-foot.
@@ -40,9 +42,9 @@ FOOT_COLORS = {  # bipeds in the stance colours; quadrupeds' hind feet likewise,
     "L": PHASE_COLORS["left"], "R": PHASE_COLORS["right"], "LH": PHASE_COLORS["left"], "RH": PHASE_COLORS["right"],
     "LF": (0.3, 0.4, 0.95, 1.0), "RF": (0.95, 0.55, 0.1, 1.0),
 }
-# The legs carrying each of a quadruped's mass points, in Motion.body_points' order (motion.BODY_POINTS;
-# quadruped/two_mass.py's HIND_FEET and FORE_FEET): each pair's left foot first.
-MASS_LEGS = (("LH", "RH"), ("LF", "RF"))
+# The legs carrying each of a quadruped's mass points, in Motion.body_points' order (motion.BODY_POINTS):
+# each pair's left foot first.
+MASS_LEGS = (HIND_FEET, FORE_FEET)
 
 
 DAGGER_SCALE = 0.5  # metres of dagger per second of stance or step (drawn sideways from the footprint)

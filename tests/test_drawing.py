@@ -184,7 +184,7 @@ def test_quadruped_timing_diagram_has_four_labelled_rows_hind_pair_above_fore(ga
         assert x == x0 - drawing.LABEL_GAP and y == bottoms[name] + 7.0 and color == drawing.foot_color(name)
     # Four distinct colours, the bars' those of their feet; the hind pair's the biped's left and right.
     colors = {f: drawing.foot_color(f) for f in QUADRUPED_FEET}
-    assert len(set(colors.values())) == 4 and "other" not in [drawing.foot_color(f) for f in QUADRUPED_FEET]
+    assert len(set(colors.values())) == 4 and drawing.PHASE_COLORS["other"] not in colors.values()
     assert colors["LH"] == drawing.foot_color("L") and colors["RH"] == drawing.foot_color("R")
     assert np.array_equal(drawing.foot_colors(tr.feet), [colors[f] for f in tr.feet])
     _verts, bar_colors = diagram.bar_triangles
@@ -218,7 +218,10 @@ def test_mass_paths_are_the_body_points_coloured_by_their_own_pair_of_legs(gallo
     """Issue 18 point 5: the hind and fore mass paths are the motion's body points, sample to sample, each
     segment coloured by the legs that carry that mass (Torkos §4.3: hind legs the hind mass, fore legs the
     fore): one down, its foot's colour; both, the double-stance colour; neither, the flight colour."""
-    assert BODY_POINTS == ("hind", "fore") and drawing.MASS_LEGS == (two_mass.HIND_FEET, two_mass.FORE_FEET)
+    body = two_mass.body_of(gallop.character)  # the legs the solver gives each mass, in body_points' order
+    assert BODY_POINTS == ("hind", "fore")
+    assert [tuple(gallop.character.feet[i] for i in legs) for legs in (body.hind_legs, body.fore_legs)] == list(
+        drawing.MASS_LEGS)
     n = len(gallop.times) - 1
     segments, colors = drawing.mass_paths(gallop.body_points, gallop.contact, gallop.character.feet)
     assert segments.shape == (2 * n, 2, 3) and colors.shape == (2 * n, 4)

@@ -4,12 +4,12 @@ armature into a solver Character (hips, leg lengths, foot size) and map solver f
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ...solver import json_input
-from ...solver.character import ALL_FEET, PRESETS, QUADRUPED_FEET, Character, preset
+from ...solver.character import ALL_FEET, QUADRUPED_FEET, QUADRUPED_REACH, QUADRUPEDS, Character, preset
 from ...solver.transforms import rotation_z
 
 
@@ -48,12 +48,11 @@ MAPPING_KEY = "footprint_mapping"  # JSON on the armature data: an explicit mapp
 NOMINAL_FRACTION = 0.97  # l_nom / l_max: walking leg near full extension (knee nearly straight in stance)
 MAX_FRACTION = 0.995  # l_max / the straight rest leg: IK keeps a hair of bend so knees never snap
 REACH_FRACTION = 0.998  # of thigh + shin: the heel lifts before the IK chain locks straight (knee 7 degrees)
-# Quadrupeds (the solver's _quadruped presets' convention): the centre of mass FORE_SHARE of the way from the
-# hind hips to the fore hips, at their mean height; l_nom that height, l_max QUADRUPED_REACH times it. Each
-# leg's own nominal length is its rest hip-to-support distance, its maximal one QUADRUPED_REACH times that
-# or MAX_FRACTION of its straightened chain (hip to ball, ball to the sole's middle), the shorter.
-FORE_SHARE = 0.6
-QUADRUPED_REACH = 1.08
+# Quadrupeds (the solver's _quadruped presets' convention): the centre of mass the fore mass's share
+# (Character.fore_share) of the way from the hind hips to the fore hips, at their mean height; l_nom that
+# height, l_max QUADRUPED_REACH times it. Each leg's own nominal length is its rest hip-to-support distance,
+# its maximal one QUADRUPED_REACH times that or MAX_FRACTION of its straightened chain (hip to ball, ball to
+# the sole's middle), the shorter.
 SWING_CLEARANCE = 0.05  # l_nom: the sole's clearance at mid-swing. A rig's l_nom is near its full leg, so the
 # presets' 0.08 lifted the foot 8 cm and bent the Rigify human's knee 73 degrees in swing; 0.05 bends it 67
 # (gait data: about 60 at initial swing, Perry & Burnfield 2010, ch. 5)
@@ -115,7 +114,7 @@ class RigBinding:
 
     def _quadruped_character(self, base):
         """A quadruped from its rest pose, as the solver's presets are built (character._quadruped): hips
-        relative to the centre of mass (FORE_SHARE of the way from the hind hips to the fore hips, at their
+        relative to the centre of mass (the fore mass's share of the way from the hind hips to the fore hips, at their
         mean height), l_nom the hips' mean height, l_max QUADRUPED_REACH times it; each leg its own nominal
         (its rest hip-to-support distance) and maximal length (see QUADRUPED_REACH); the paw's length from
         the ball to the tip. The leg ends at the sole's middle: Rigify's paws bend the hock (wrist) as the
@@ -131,12 +130,11 @@ class RigBinding:
         l_max = max(QUADRUPED_REACH * l_nom, float(longest.max()))  # the legs' own limits are per leg; the one
         # length's (lifted feet kept within reach, the heel-off) must not cut the longest leg short
         half = min(np.linalg.norm((m["toe_tips"][f] - m["support"][f])[:2]) for f in feet)
-        template = preset(base if base in PRESETS and PRESETS[base].feet == QUADRUPED_FEET else "dog")
+        template = preset(base if base in QUADRUPEDS else "dog")  # its optional numbers, two-mass body too
         width = template.foot_width / template.foot_length * 2.0 * half
-        return Character(f"{template.name} ({self.rig.name})", feet, hips, l_nom, l_max, 2.0 * half, width,
-                         template.com_clearance, template.pitch_amplitude, template.roll_amplitude,
-                         template.bank_gain, template.swing_clearance, heel_length=float(half),
-                         toe_length=float(half), leg_lengths=np.column_stack([rest, longest]))
+        return replace(template, name=f"{template.name} ({self.rig.name})", feet=feet, hip_offsets=hips,
+                       leg_length_nominal=l_nom, leg_length_max=l_max, foot_length=2.0 * half, foot_width=width,
+                       heel_length=float(half), toe_length=float(half), leg_lengths=np.column_stack([rest, longest]))
 
 
 def mapping_bones(mapping):
@@ -344,7 +342,7 @@ def _measure(rig, binding, names):
     if quadruped:  # the centre of mass between the hips (character._quadruped), and each leg straightened
         hind = 0.5 * (hips["LH"] + hips["RH"])
         fore = 0.5 * (hips["LF"] + hips["RF"])
-        com = hind + FORE_SHARE * (fore - hind)
+        com = hind + Character.fore_share * (fore - hind)  # the default body's share
         com[2] = 0.5 * (hind[2] + fore[2])
         for f in binding.feet:
             straight[f] = _chain_length(bones, names["hips"][f], names["balls"][f]) + np.linalg.norm(

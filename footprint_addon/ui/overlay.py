@@ -36,8 +36,7 @@ def overlay_lines(coll, motion=None):
     parts = [(rings, ring_colors), (daggers, dagger_colors)]
     if motion is not None:
         parts.append(drawing.com_path(motion.com, motion.contact, motion.character.feet))
-        if motion.body_points is not None:
-            parts.append(drawing.mass_paths(motion.body_points, motion.contact, motion.character.feet))
+        parts.append(drawing.mass_paths(motion.body_points, motion.contact, motion.character.feet))  # none: (0,)
     return (np.concatenate([p[0] for p in parts]).astype(np.float32),
             np.concatenate([np.asarray(p[1]).reshape(-1, 4) for p in parts]).astype(np.float32))
 

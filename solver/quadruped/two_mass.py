@@ -35,11 +35,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import orientation, physics
-from ..character import Character
+from ..character import FORE_FEET, HIND_FEET, Character
 from ..problem import Problem, Weights, per_leg, samples_last
 from ..spline import GRAVITY_VECTOR
 
-HIND_FEET, FORE_FEET = ("LH", "RH"), ("LF", "RF")
 TRAJECTORY_GRAVITY = np.concatenate([GRAVITY_VECTOR, np.zeros(3)])  # the COM falls; the spine vector does not
 QUADRUPED_COMFORT = 40.0  # K_lc per leg (Torkos eq. 4 gives no value). Measured on the dog (12 m tracks, mean
 # non-physical force of the COM; hind, fore masses): at the biped's 150, a trot up 15 degrees needed 8.1 %;

@@ -264,7 +264,10 @@ def test_preview_and_live_update_turn_the_same_body(addon, quadruped_blends, tmp
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 1
     moved = solved.last_motion(coll)
+    _targets, earlier = bake.targets_and_body(binding, motion, bake.world_rest(binding))
     _targets, body = bake.targets_and_body(binding, moved, bake.world_rest(binding))
+    # The move turns the body by more than the tolerance below: a preview left as it was would fail it.
+    assert max(math.degrees(angles_between(body.world[name], earlier.world[name]).max()) for name in body.world) > 0.5
     for name, rotations in turned_rotations(addon, rig, frames, body).items():
         assert math.degrees(angles_between(rotations, body.world[name]).max()) < 0.5, name
     assert bpy.ops.footprint.preview(rig="rig", remove=True) == {"FINISHED"}

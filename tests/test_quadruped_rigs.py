@@ -195,13 +195,19 @@ def test_preview_and_live_update_follow_a_moved_footprint(addon, quadruped_blend
                          for t in before.times])
     paw = evaluated_ends(rig, frames[on], [binding.balls["LH"].replace("ORG-", "DEF-", 1)])
     assert np.linalg.norm(paw - paw[:1], axis=-1).max() <= 1e-3
-    # Move a fore footprint: the live update solves again, once, and the preview follows.
+    # Move a fore footprint: the live update solves again, once, and the preview's paw follows it there.
     target = [o for o in footprint_objects(coll) if o.footprint.foot == "LF"][2]
+    scene = bpy.context.scene
+    standing = [scene.frame_start + round(0.5 * (target.footprint.contact + target.footprint.liftoff) * scene.render.fps)]
+    fore_paw = [binding.balls["LF"].replace("ORG-", "DEF-", 1)]
+    paw_before = evaluated_ends(rig, standing, fore_paw)[0, 0, 0]
     target.location.x += 0.05
     bpy.context.view_layer.update()
     assert live.flush(bpy.context) == 1
     after = solved.last_motion(coll)
     assert after is not before and live.flush(bpy.context) == 0
+    moved = evaluated_ends(rig, standing, fore_paw)[0, 0, 0] - paw_before
+    assert np.linalg.norm(moved - [0.05, 0.0, 0.0]) < 2e-3, moved
     # Removing the preview puts the rig back to rest.
     assert bpy.ops.footprint.preview(rig="rig", remove=True) == {"FINISHED"}
     bpy.context.view_layer.update()

@@ -156,8 +156,9 @@ def detect(rig):
         return explicit_mapping(rig.name, explicit)
     from . import rigify_quadruped  # (it builds on this module)
 
-    if rigify_quadruped.is_quadruped(rig):
-        return rigify_quadruped.mapping(rig)
+    chains = rigify_quadruped.limb_chains(rig) if rig.type == "ARMATURE" else []  # one walk over the pose bones
+    if rigify_quadruped.is_quadruped(chains):
+        return rigify_quadruped.mapping(rig, chains)
     bones = rig.data.bones
     missing = [sum(name not in bones for name in mapping_bones(m)) for m in (RIGIFY, AUTO_RIG_PRO)]
     closest = (RIGIFY, AUTO_RIG_PRO)[int(np.argmin(missing))]

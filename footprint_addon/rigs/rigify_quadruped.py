@@ -42,10 +42,11 @@ def limb_chains(rig):
     bones = rig.data.bones
     chains = []
     for pose_bone in rig.pose.bones:
-        if SWITCH not in pose_bone or not pose_bone.name.removesuffix(SIDE.match(pose_bone.name)["suffix"] or "")\
-                .endswith("_parent"):
+        if SWITCH not in pose_bone:
             continue
         match = SIDE.match(pose_bone.name)
+        if not pose_bone.name.removesuffix(match["suffix"] or "").endswith("_parent"):
+            continue
         root = f"ORG-{match['base'].removesuffix('_parent')}{match['suffix'] or ''}"
         if root not in bones:
             continue
@@ -61,16 +62,16 @@ def limb_chains(rig):
     return chains
 
 
-def is_quadruped(rig):
-    """Whether the armature is a generated Rigify rig with paw legs (three or more: four, or one lost)."""
-    return rig.type == "ARMATURE" and sum(len(chain) >= MIN_PAW for _s, chain in limb_chains(rig)) >= 3
+def is_quadruped(chains):
+    """Whether an armature's limb_chains make a generated Rigify rig with paw legs (three or more: four, or one
+    lost)."""
+    return sum(len(chain) >= MIN_PAW for _s, chain in chains) >= 3
 
 
-def mapping(rig):
-    """The binding mapping of a generated Rigify quadruped (the same keys as an explicit mapping, feet LH,
-    RH, LF, RF), or MissingBonesError naming what a leg lacks."""
+def mapping(rig, chains):
+    """The binding mapping of a generated Rigify quadruped of these limb_chains (the same keys as an explicit
+    mapping, feet LH, RH, LF, RF), or MissingBonesError naming what a leg lacks."""
     bones = rig.data.bones
-    chains = limb_chains(rig)
     legs = [(switch, chain) for switch, chain in chains if len(chain) >= 3 and _paw_like(bones, chain)]
     short = [chain for _s, chain in legs if len(chain) < MIN_PAW]
     if short:

@@ -322,12 +322,13 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
                 return gait_track.ramp_sections(character, self.quadruped_gait, self.speed, self.end_speed, distance)
             return [gait_track.Section(self.quadruped_gait, self.speed, distance)]
 
+        spans, jumps = PathGround(terrain=floor, path=path), []  # (whatever distance the gait goes)
+        for number, stretch in enumerate(found, 1):  # each in metres along the ground, the ones before flown
+            start, size = spans.span(stretch.u0, stretch.u1)
+            jumps.append(jumps_module.Jump(start, size, stretch.height, f"{stretch.kind} {number}"))
+            spans = PathGround(terrain=floor, path=path, spans=[(j.start, j.length) for j in jumps])
+
         def lay_out(distance):
-            spans, jumps = PathGround(terrain=floor, path=path), []
-            for number, stretch in enumerate(found, 1):  # each in metres along the ground, the ones before flown
-                start, size = spans.span(stretch.u0, stretch.u1)
-                jumps.append(jumps_module.Jump(start, size, stretch.height, f"{stretch.kind} {number}"))
-                spans = PathGround(terrain=floor, path=path, spans=[(j.start, j.length) for j in jumps])
             return gait_track.layout(character, sections(distance), preset_name=self.character, terrain=floor,
                                      jumps=jumps, path=path, stand=(self.stand_start, self.stand_stop))
 

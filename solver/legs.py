@@ -94,6 +94,7 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     sizes = np.array([len(t[2]) for t in tables])
     first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     last = first + sizes - 1
+    reach = _leg_end(character)[2]  # (L,) each leg's
     # Rows are (leg, time), leg-major; each leg's anchor is found among its own landings (one search per leg).
     t = np.tile(np.asarray(times, dtype=float), legs)
     leg_of_row = np.repeat(np.arange(legs), n)
@@ -110,7 +111,8 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     stand_pos, stand_rot = anchors_pos[k], anchors_rot[k]
     beta = np.zeros(len(t))
     if on.any():
-        beta[on], stand_pos[on], stand_rot[on] = _heel_off(stand_pos[on], stand_rot[on], hips_rows[on], character, half)
+        beta[on], stand_pos[on], stand_rot[on] = _heel_off(stand_pos[on], stand_rot[on], hips_rows[on], character, half,
+                                                           reach[leg_of_row[on]])
     # A walking foot lands on its heel, toes up, and rolls down onto the sole (negative toe_pivot meanwhile).
     landings = walking_landings(tr) if character.heel_strike else np.zeros(len(tr), dtype=bool)  # (presets: none)
     strikes = np.where(footprint_of >= 0, landings[np.maximum(footprint_of, 0)], False) * character.heel_strike
@@ -124,7 +126,8 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     # the side) turns its toes up about the heel just enough, as the heel-off does about the ball.
     flat = on & (beta == 0.0)
     if flat.any():
-        gamma[flat] = np.maximum(gamma[flat], _toes_up(stand_pos[flat], stand_rot[flat], hips_rows[flat], character))
+        gamma[flat] = np.maximum(gamma[flat], _toes_up(stand_pos[flat], stand_rot[flat], hips_rows[flat], character,
+                                                       reach[leg_of_row[flat]]))
     heel_down = gamma > 0.0
     if heel_down.any():
         beta[heel_down] = -gamma[heel_down]
@@ -136,7 +139,7 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     left_footprint = footprint_of >= 0
     _beta, leave_pos[left_footprint], leave_rot[left_footprint] = _heel_off(
         anchors_pos[left_footprint], anchors_rot[left_footprint], liftoff_hips[footprint_of[left_footprint]],
-        character, half)
+        character, half, reach[np.repeat(np.arange(legs), sizes)[left_footprint]])
     # Each swing (rows under way: never from the last anchor, whose lift-off never comes): its arc and its
     # turn worked out once, for the swings under way at the times asked (a live edit samples a few).
     swinging = ~standing
@@ -168,11 +171,11 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
                       by_time(np.where(on, footprint_of[k], -1)).copy())
 
 
-def _toes_up(pos, rot, hip, character):
+def _toes_up(pos, rot, hip, character, reach):
     """(n,) radians the toes must turn up about the back of the heel on the sole for the leg to reach its
-    end again (0 where it reaches)."""
+    end again (0 where it reaches): reach (n,) each row's leg's."""
     fwd = rot[:, :, 1]
-    v_y, v_z, reach = _leg_end(character)
+    v_y, v_z, _reach = _leg_end(character)
     gamma, over = _turn_to_reach(pos - character.heel * fwd, rot, hip, v_y + character.heel, v_z, reach, -1.0)
     return np.where(over, gamma, 0.0)
 
@@ -290,17 +293,18 @@ def _even_ground(p0, p1, reach0, reach1, points):
     return p0[:, None, 2] + (p1 - p0)[:, None, 2] * np.clip(along, 0.0, 1.0)
 
 
-def _heel_off(pos, rot, hip, character, half):
+def _heel_off(pos, rot, hip, character, half, reach):
     """Lift the heel about the ball joint until the leg reaches again, where the hip is ahead of the foot
     (vdP97 §2.4.1, §2.5): (angle (n,), positions (n, 3), rotations (n, 3, 3)).
 
     The ball joint is the character's ball_height above the sole's toe point (0 for the presets: the sole
     itself), so a rig's toes stay flat on the ground while the heel rises. The leg ends at mid-foot (reach
-    l_max) or, for a character measured from a rig, at its ankle (reach thigh + shin)."""
+    l_max) or, for a character measured from a rig, at its ankle (reach thigh + shin): reach (n,) each
+    row's leg's."""
     fwd, up = rot[:, :, 1], rot[:, :, 2]
     ball = character.ball_height
     joint = pos + half * fwd + ball * up
-    v_y, v_z, reach = _leg_end(character)
+    v_y, v_z, _reach = _leg_end(character)
     beta, over = _turn_to_reach(joint, rot, hip, v_y - half, v_z - ball, reach, 1.0)
     ahead = np.einsum("nd,nd->n", hip - pos, fwd) > 0.0
     beta = np.where(ahead & over, beta, 0.0)
@@ -319,19 +323,18 @@ def about_own_x(rot, angle):
 
 
 def _leg_end(character):
-    """Where the leg ends on the foot, in the foot frame from mid-foot (y forward, z up), and its reach:
-    mid-foot and l_max, or for a character measured from a rig its ankle and thigh + shin."""
+    """Where the leg ends on the foot, in the foot frame from mid-foot (y forward, z up), and each leg's
+    reach (L,): mid-foot and its own l_max, or for a character measured from a rig its ankle and thigh +
+    shin."""
     if character.ankle_offset is not None:
-        return character.ankle_offset[1], character.ankle_offset[2], character.ankle_reach
-    return 0.0, 0.0, character.leg_length_max
+        return character.ankle_offset[1], character.ankle_offset[2], np.full(len(character.feet), character.ankle_reach)
+    return 0.0, 0.0, character.max_lengths
 
 
 def _keep_within_reach(position, rotation, hips, lifted, character):
     """Draw each lifted foot (N, L) in along the line from its hip to the leg's end until the leg reaches
     it (in place). At lift-off and landing the stance pose is already within reach: no jump."""
-    v_y, v_z, reach = _leg_end(character)
-    if character.ankle_offset is None:  # each leg its own reach (a quadruped's fore legs are shorter)
-        reach = character.max_lengths
+    v_y, v_z, reach = _leg_end(character)  # each leg its own (a quadruped's fore legs are shorter)
     end = position + v_y * rotation[..., :, 1] + v_z * rotation[..., :, 2]
     leg = end - hips
     length = np.linalg.norm(leg, axis=-1)

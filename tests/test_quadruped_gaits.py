@@ -442,6 +442,16 @@ def test_standing_footprints_and_the_track_width(solver):
     # when the gait asks, half a stride after STAND.
     assert track.liftoff[first].min() >= module.STAND * period - 1e-9
     assert track.liftoff[first].max() == pytest.approx((module.STAND + 0.5) * period)
+    # The quick first and last steps: the first diagonal swings QUICK_STEP time units to its next footprint,
+    # the last diagonal onto its standing footprint as quickly after its lift-off; the others take a stride's.
+    quick = module.QUICK_STEP * dog.time_unit
+    gaps = {}
+    for foot in dog.feet:
+        mine = np.flatnonzero(track.feet == foot)
+        mine = mine[np.argsort(track.contact[mine])]
+        gaps[foot] = (track.contact[mine[1]] - track.liftoff[mine[0]], track.contact[mine[-1]] - track.liftoff[mine[-2]])
+    assert sorted(np.isclose([g[0] for g in gaps.values()], quick, atol=1e-9)) == [False, False, True, True]
+    assert sorted(np.isclose([g[1] for g in gaps.values()], quick, atol=1e-9)) == [False, False, True, True]
     assert sorted(track.feet[last]) == sorted(dog.feet) and np.ptp(track.liftoff[last]) == 0.0
     assert track.liftoff.max() - track.contact[last].max() == pytest.approx(module.STAND * period)
     rest = laid.along[last]

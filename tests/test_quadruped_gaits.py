@@ -449,7 +449,8 @@ def test_standing_footprints_and_the_track_width(solver):
     for foot in dog.feet:
         mine = np.flatnonzero(track.feet == foot)
         mine = mine[np.argsort(track.contact[mine])]
-        gaps[foot] = (track.contact[mine[1]] - track.liftoff[mine[0]], track.contact[mine[-1]] - track.liftoff[mine[-2]])
+        gaps[foot] = (track.contact[mine[1]] - track.liftoff[mine[0]],
+                      track.contact[mine[-1]] - track.liftoff[mine[-2]])
     assert sorted(np.isclose([g[0] for g in gaps.values()], quick, atol=1e-9)) == [False, False, True, True]
     assert sorted(np.isclose([g[1] for g in gaps.values()], quick, atol=1e-9)) == [False, False, True, True]
     assert sorted(track.feet[last]) == sorted(dog.feet) and np.ptp(track.liftoff[last]) == 0.0

@@ -198,7 +198,8 @@ def test_preview_and_live_update_follow_a_moved_footprint(addon, quadruped_blend
     # Move a fore footprint: the live update solves again, once, and the preview's paw follows it there.
     target = [o for o in footprint_objects(coll) if o.footprint.foot == "LF"][2]
     scene = bpy.context.scene
-    standing = [scene.frame_start + round(0.5 * (target.footprint.contact + target.footprint.liftoff) * scene.render.fps)]
+    mid_stance = 0.5 * (target.footprint.contact + target.footprint.liftoff)
+    standing = [scene.frame_start + round(mid_stance * scene.render.fps)]
     fore_paw = [binding.balls["LF"].replace("ORG-", "DEF-", 1)]
     paw_before = evaluated_ends(rig, standing, fore_paw)[0, 0, 0]
     target.location.x += 0.05

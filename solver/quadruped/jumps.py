@@ -120,8 +120,8 @@ def find(u, z, step, short, slope=MAX_SLOPE):
     (so a stretch is at most a sample longer at either end than what it holds). A break with no ground in it
     is a gap. A break that rises (falls) more than `step` metres under any line, followed by one that comes
     back to within `step` of the ground before it under every line, no more than `short` metres from where
-    the first began, is one obstacle (one gap: a ditch) over both; otherwise it is a ledge (onto it or down off it). Breaks of at most `step`
-    are walked (gait_track steps such a riser). Breaks that touch the first or last sample are left out
+    the first began, is one obstacle (one gap: a ditch) over both; otherwise it is a ledge (onto it or down
+    off it). Breaks of at most `step` are walked (gait_track steps such a riser). Breaks that touch the first or last sample are left out
     (no ground to take off from or land on: the footprints there have no terrain)."""
     u = np.asarray(u, dtype=float)
     z = np.atleast_2d(np.asarray(z, dtype=float))

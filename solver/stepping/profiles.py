@@ -1,0 +1,114 @@
+"""Wu, Medina and Zordan's idealised step (WMZ §4-5): the stepping foot's progress along its straight path, the
+projected COM's quadratic Bezier path and its three-phase speed. Every function broadcasts over its array
+arguments (samples, steps), so a whole sequence of steps is evaluated in one call.
+
+- The foot (WMZ §4, eq. 1): speed V_f = a exp(-(u - 1/2)^2 / (2 w^2)) over the swing's normalised time u,
+  w = 0.08, the amplitude a set so that the area under it is the step's length. Its integral is an error
+  function: the fraction of the way covered at u is (erf((u - 1/2) / (w sqrt 2)) + E) / (2 E), E = erf(1 /
+  (2 w sqrt 2)).
+- The COM (WMZ §5): a quadratic Bezier through the start, the pivot (the support foot) and the end as control
+  points, travelled by arc length at a piecewise-linear speed (Fig. 2): from rest it accelerates uniformly
+  during push-off [t0, t1], at m2 = g sin(theta) during the free fall of the swing [t1, t2] (theta the lean of
+  the support leg off vertical), and uniformly back to rest during landing [t2, t3]. The areas under the
+  three pieces add up to the path's length D, which fixes the push-off's slope m1 (and the landing's m3).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..character import GRAVITY
+
+FOOT_SPEED_WIDTH = 0.08  # w of WMZ eq. 1 (§4: "manually setting the constant, w, to be 0.08")
+BEZIER_SAMPLES = 257  # points along a Bezier to measure its arc length (2 mm on a 0.5 m path: far below 2 cm)
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def foot_progress(u, width=FOOT_SPEED_WIDTH):
+    """The fraction of the stepping foot's way covered at normalised swing time u (clipped to [0, 1]): the
+    integral of WMZ eq. 1's Gaussian speed, scaled to reach 1 at u = 1 (0 at u = 0)."""
+    u = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
+    scale = 1.0 / (width * math.sqrt(2.0))
+    edge = math.erf(0.5 * scale)
+    return (_erf((u - 0.5) * scale).astype(float) + edge) / (2.0 * edge)
+
+
+def foot_speed(u, width=FOOT_SPEED_WIDTH):
+    """d foot_progress / d u: WMZ eq. 1's Gaussian with the amplitude a that makes its area 1."""
+    u = np.asarray(u, dtype=float)
+    amplitude = 1.0 / (width * math.sqrt(2.0 * math.pi) * math.erf(0.5 / (width * math.sqrt(2.0))))
+    inside = (u >= 0.0) & (u <= 1.0)
+    return np.where(inside, amplitude * np.exp(-((u - 0.5) ** 2) / (2.0 * width * width)), 0.0)
+
+
+def free_fall_slope(lean):
+    """m2 of WMZ Fig. 2: g sin(theta), theta the support leg's lean off vertical (radians)."""
+    return GRAVITY * np.sin(np.abs(np.asarray(lean, dtype=float)))
+
+
+def com_phases(distance, t0, t1, t2, t3, free_fall):
+    """WMZ Fig. 2's speed, from the path's length D and the phase times t0 <= t1 <= t2 <= t3 (push-off, free
+    fall, landing): (v1, v2, m2), the speeds at lift-off and touchdown and the free fall's slope used.
+
+    The areas under the three pieces (A0 and A1 of Fig. 2 and the free fall's between them) sum to D:
+    D = v1 (T1 / 2 + T2 + T3 / 2) + m2 T2 (T2 + T3) / 2, with T1, T2, T3 the phases' durations, solved for v1
+    (then v2 = v1 + m2 T2, m1 = v1 / T1, m3 = -v2 / T3). Where a short step's free fall alone would cover more than D (v1 < 0), m2 is
+    lowered so that the push-off starts from rest with v1 = 0: the body never walks backwards along its
+    path."""
+    distance, t0, t1, t2, t3 = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (distance, t0, t1, t2, t3)))
+    push, fall, land = t1 - t0, t2 - t1, t3 - t2
+    # Areas: push-off v1 T1 / 2, free fall (v1 + v2) T2 / 2, landing v2 T3 / 2, with v2 = v1 + m2 T2.
+    span = 0.5 * push + fall + 0.5 * land
+    fall_area = fall * (0.5 * fall + 0.5 * land)  # the part of the area that m2 adds, per unit m2
+    m2 = np.minimum(np.asarray(free_fall, dtype=float), np.where(fall_area > 0, distance / np.maximum(fall_area, 1e-300),
+                                                                  np.inf))
+    m2 = np.maximum(m2, 0.0)
+    v1 = (distance - m2 * fall_area) / np.maximum(span, 1e-300)
+    return v1, v1 + m2 * fall, m2
+
+
+def com_progress(t, distance, t0, t1, t2, t3, free_fall):
+    """(s, v): the distance travelled along the COM's path at times t (clipped to [t0, t3]) and the speed
+    there, for WMZ Fig. 2's three-phase piecewise-linear speed (com_phases)."""
+    v1, v2, m2 = com_phases(distance, t0, t1, t2, t3, free_fall)
+    t = np.clip(np.asarray(t, dtype=float), t0, t3)
+    push, fall, land = np.maximum(t1 - t0, 1e-300), t2 - t1, np.maximum(t3 - t2, 1e-300)
+    # Distance and speed at the end of each phase, then within the phase each time is in.
+    s1 = 0.5 * v1 * (t1 - t0)
+    s2 = s1 + 0.5 * (v1 + v2) * fall
+    a = np.clip(t - t0, 0.0, t1 - t0)
+    b = np.clip(t - t1, 0.0, fall)
+    c = np.clip(t - t2, 0.0, t3 - t2)
+    in_push, in_fall = t < t1, (t >= t1) & (t < t2)
+    s = np.where(in_push, 0.5 * v1 / push * a * a,
+                 np.where(in_fall, s1 + v1 * b + 0.5 * m2 * b * b,
+                          s2 + v2 * c - 0.5 * v2 / land * c * c))
+    v = np.where(in_push, v1 * a / push, np.where(in_fall, v1 + m2 * b, v2 * (1.0 - c / land)))
+    return s, v
+
+
+def bezier(p0, p1, p2, tau):
+    """Points (..., 3) of the quadratic Bezier with control points p0, p1, p2 (..., 3) at parameters tau (...)."""
+    tau = np.asarray(tau, dtype=float)[..., None]
+    return (1.0 - tau) ** 2 * p0 + 2.0 * (1.0 - tau) * tau * p1 + tau * tau * p2
+
+
+def bezier_arc_length(p0, p1, p2, samples=BEZIER_SAMPLES):
+    """(taus (K,), lengths (..., K)): the arc length from p0 at BEZIER_SAMPLES parameters, for inversion."""
+    taus = np.linspace(0.0, 1.0, samples)
+    points = bezier(np.asarray(p0)[..., None, :], np.asarray(p1)[..., None, :], np.asarray(p2)[..., None, :], taus)
+    pieces = np.linalg.norm(np.diff(points, axis=-2), axis=-1)
+    return taus, np.concatenate([np.zeros(pieces.shape[:-1] + (1,)), np.cumsum(pieces, axis=-1)], axis=-1)
+
+
+def bezier_at_distance(p0, p1, p2, s):
+    """Points (N, 3) on one quadratic Bezier at arc lengths s (N,) from p0 (clipped to the curve), and the unit
+    tangent there (N, 3)."""
+    taus, lengths = bezier_arc_length(p0, p1, p2)
+    tau = np.interp(np.asarray(s, dtype=float), lengths, taus)
+    tangent = 2.0 * (1.0 - tau)[:, None] * (np.asarray(p1) - p0) + 2.0 * tau[:, None] * (np.asarray(p2) - p1)
+    norm = np.linalg.norm(tangent, axis=-1, keepdims=True)
+    return bezier(p0, p1, p2, tau), np.where(norm > 1e-12, tangent / np.maximum(norm, 1e-12), 0.0)

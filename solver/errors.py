@@ -40,3 +40,7 @@ class CharacterError(FootprintError):
 
 class PathError(FootprintError):
     """A path to place footprints along is unusable (zero length, too few points, non-finite)."""
+
+
+class PlanningError(FootprintError):
+    """No plan exists: a start or goal on no stone, a gap wider than the character leaps (it names the gap)."""

@@ -1,0 +1,268 @@
+"""Footprints across stepping stones (vdP97 §4.2, Fig. 13: "crossing the river by stepping from rock to rock"):
+which stones to step on, in what order, within the character's reach, walking where stones are close and leaping
+where they are far; the timing from the step lengths (vdP97 §4.1), so long steps become flights.
+
+The stones are discs (the centre of each top face and its radius, the `footprint-stones` format of
+docs/stones-format.md). Each stone offers footholds: points of its top face at least MARGIN inside its edge, on
+rings around its centre. A step joins two footholds no farther apart than the character leaps and no more than it
+climbs above or below; it costs 1 up to a comfortable step, more for a long walking step and more again for a
+leap, so the plan takes the fewest steps and leaps only where it must. The cheapest sequence from the start to the
+goal is found by relaxing every step at once (Bellman-Ford over the steps' arrays: as many rounds as the plan has
+steps). Where none exists, the error names the gap: on the route whose worst step is the least out of reach, that
+step's two stones, how far apart they are and how far the character leaps.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import json_input
+from ..character import Character
+from ..errors import PlanningError, TrackFormatError
+from ..timing import LEAP_THRESHOLD, timing_for_sequence
+from ..track import MAX_DISTANCE, make_track, validate
+
+STONES_FORMAT = "footprint-stones"
+STONES_VERSION = 1
+MAX_STONES = 10_000
+MARGIN = 0.01  # metres: a foothold's support point stays this far inside its stone's edge
+FOOTHOLD_SPACING = 0.12  # metres between a stone's footholds (rings around its centre)
+MAX_RINGS = 4  # a large stone (a bank, a raft) offers footholds on at most this many rings...
+RING_POINTS = 6  # ...the first with 6 points, the k-th with 6 k: at most 61 footholds per stone
+COMFORTABLE_STEP = 0.8  # l_nom: a walking step up to here (successive footprints) costs 1
+LONG_STEP_COST = 1.5  # a walking step up to LEAP_THRESHOLD l_nom: past it vdP97's timing makes a flight
+LEAP_COST = 4.0  # a leap: taken only where walking steps cannot get there, or would take four steps
+MAX_LEAP = 2.0  # l_nom: the longest leap between successive footprints (a human's 1.7 m: a running long
+# jump's take-off to landing is longer, a standing broad jump about 2 m, from one foot to the other less)
+MAX_CLIMB = 0.5  # l_nom: the most a step may rise or drop (a 0.43 m step for a human: a high stair)
+DISTANCE_TIE = 1e-3  # per metre: among plans of equal cost, the shortest
+
+
+@dataclass(frozen=True)
+class Stones:
+    positions: np.ndarray  # (n, 3): the centre of each stone's top face
+    radii: np.ndarray  # (n,)
+
+    def __len__(self):
+        return len(self.radii)
+
+
+def stones_from_json(data, source: str = "stones") -> Stones:
+    """A `footprint-stones` document (docs/stones-format.md) as Stones; every field checked, the culprit named."""
+    if not isinstance(data, dict) or data.get("format") != STONES_FORMAT:
+        raise TrackFormatError(f'{source}: not a "{STONES_FORMAT}" document (its "format" must be "{STONES_FORMAT}")')
+    if data.get("version") != STONES_VERSION:
+        raise TrackFormatError(f'{source}: "version" must be {STONES_VERSION}, not {data.get("version")!r}')
+    stones = data.get("stones")
+    if not isinstance(stones, list) or not stones:
+        raise TrackFormatError(f'{source}: "stones" must be a non-empty list')
+    if len(stones) > MAX_STONES:
+        raise TrackFormatError(f"{source}: {len(stones)} stones, more than {MAX_STONES}")
+    positions, radii = np.empty((len(stones), 3)), np.empty(len(stones))
+    for i, stone in enumerate(stones):
+        where = f"{source}: stones[{i}]"
+        if not isinstance(stone, dict):
+            raise TrackFormatError(f"{where} must be an object with a position and a radius")
+        position, radius = stone.get("position"), stone.get("radius")
+        if (not isinstance(position, list) or len(position) != 3
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in position)):
+            raise TrackFormatError(f'{where}.position must be [x, y, z] (metres), not {position!r}'[:160])
+        if not isinstance(radius, (int, float)) or isinstance(radius, bool):
+            raise TrackFormatError(f"{where}.radius must be a number (metres), not {radius!r}"[:160])
+        positions[i], radii[i] = position, radius
+    bad = np.flatnonzero(~np.isfinite(positions).all(axis=1) | ~np.isfinite(radii))
+    if len(bad):
+        raise TrackFormatError(f"{source}: stones[{bad[0]}] holds a NaN or infinite number")
+    far = np.flatnonzero(np.abs(positions).max(axis=1) > MAX_DISTANCE)
+    if len(far):
+        raise TrackFormatError(f"{source}: stones[{far[0]}] lies beyond {MAX_DISTANCE:g} m from the origin")
+    small = np.flatnonzero((radii <= MARGIN) | (radii > MAX_DISTANCE))
+    if len(small):
+        raise TrackFormatError(f"{source}: stones[{small[0]}].radius {radii[small[0]]:g} m must be more than "
+                               f"{MARGIN:g} m (a foot's support point must fit on it)")
+    return Stones(positions, radii)
+
+
+def load_stones(path) -> Stones:
+    return stones_from_json(json_input.load(path, what="stones file"), str(path))
+
+
+@dataclass(frozen=True)
+class Reach:
+    """How far a character steps (metres, between successive footprints) and climbs."""
+
+    comfortable: float
+    walk: float  # the longest walking step: beyond, vdP97's timing makes the step a leap
+    leap: float
+    climb: float
+
+    @classmethod
+    def of(cls, character: Character) -> "Reach":
+        l_nom = character.leg_length_nominal
+        return cls(COMFORTABLE_STEP * l_nom, LEAP_THRESHOLD * l_nom, MAX_LEAP * l_nom, MAX_CLIMB * l_nom)
+
+
+def footholds(stones: Stones):
+    """(points (F, 3), stone (F,)): each stone's centre and rings of points FOOTHOLD_SPACING apart, all at
+    least MARGIN inside its edge."""
+    usable = stones.radii - MARGIN
+    rings = np.minimum(np.floor(usable / FOOTHOLD_SPACING), MAX_RINGS).astype(int)
+    points, owners = [stones.positions], [np.arange(len(stones))]
+    for ring in range(1, MAX_RINGS + 1):  # a handful of rings, every stone at once
+        having = np.flatnonzero(rings >= ring)
+        if not len(having):
+            break
+        angles = np.arange(RING_POINTS * ring) * (2.0 * math.pi / (RING_POINTS * ring))
+        radius = usable[having, None] * ring / rings[having, None]  # the outermost ring at the usable edge
+        ring_points = np.repeat(stones.positions[having, None], len(angles), axis=1)
+        ring_points[..., 0] += radius * np.cos(angles)
+        ring_points[..., 1] += radius * np.sin(angles)
+        points.append(ring_points.reshape(-1, 3))
+        owners.append(np.repeat(having, len(angles)))
+    return np.concatenate(points), np.concatenate(owners)
+
+
+def stone_under(stones: Stones, point, what: str) -> int:
+    """The stone whose top face holds the point (x, y) (the highest where stones overlap), or PlanningError
+    naming the nearest."""
+    point = np.asarray(point, dtype=float)[:2]
+    gap = np.linalg.norm(stones.positions[:, :2] - point, axis=1) - (stones.radii - MARGIN)
+    on = np.flatnonzero(gap <= 1e-9)
+    if not len(on):
+        nearest = int(np.argmin(gap))
+        raise PlanningError(f"{what} ({point[0]:.2f}, {point[1]:.2f}) is on no stone: the nearest, stone {nearest} at "
+                            f"({stones.positions[nearest, 0]:.2f}, {stones.positions[nearest, 1]:.2f}), is "
+                            f"{gap[nearest]:.2f} m from it")
+    return int(on[np.argmax(stones.positions[on, 2])])
+
+
+def _steps(points, reach: Reach):
+    """Every step between footholds the character can take: (from, to, cost) arrays."""
+    offset = points[None] - points[:, None]
+    distance = np.hypot(offset[..., 0], offset[..., 1])
+    possible = (distance <= reach.leap) & (np.abs(offset[..., 2]) <= reach.climb) & (distance > 0.0)
+    start, end = np.nonzero(possible)
+    d = distance[start, end]
+    cost = np.where(d <= reach.comfortable, 1.0, np.where(d <= reach.walk, LONG_STEP_COST, LEAP_COST)) + DISTANCE_TIE * d
+    return start, end, cost
+
+
+def _cheapest(n, start, end, cost, source):
+    """Bellman-Ford from `source` over the steps: (cost (n,), previous foothold (n,), -1 where none)."""
+    best = np.full(n, np.inf)
+    best[source] = 0.0
+    previous = np.full(n, -1)
+    for _ in range(n):  # each round extends every plan by one step: as many rounds as the longest plan
+        offered = best[start] + cost
+        improved = np.full(n, np.inf)
+        np.minimum.at(improved, end, offered)
+        better = improved < best - 1e-12
+        if not better.any():
+            break
+        winners = better[end] & (offered <= improved[end])
+        previous[end[winners]] = start[winners]
+        best = np.where(better, improved, best)
+    return best, previous
+
+
+def plan_crossing(stones: Stones, start, goal, character: Character, start_time: float = 0.0):
+    """A biped's footprint track from standing at `start` to standing at `goal` (points (x, y) on stones)
+    stepping only on the stones: alternating feet, one footprint per foothold of the cheapest plan, the
+    stance at each end side by side where the end stone holds both feet, timing from the step lengths (vdP97
+    §4.1: steps past LEAP_THRESHOLD l_nom leap). PlanningError names the gap where no plan exists."""
+    if character.is_quadruped:
+        raise PlanningError(f"stepping-stone plans are for bipeds; {character.name!r} has four legs")
+    first, last = stone_under(stones, start, "the start"), stone_under(stones, goal, "the goal")
+    points, owner = footholds(stones)
+    ends = np.array([[*np.asarray(start, float)[:2], stones.positions[first, 2]],
+                     [*np.asarray(goal, float)[:2], stones.positions[last, 2]]])
+    points, owner = np.concatenate([points, ends]), np.concatenate([owner, [first, last]])
+    source, target = len(points) - 2, len(points) - 1
+    reach = Reach.of(character)
+    best, previous = _cheapest(len(points), *_steps(points, reach), source)
+    if not np.isfinite(best[target]):
+        raise PlanningError(_gap_message(stones, first, last, reach, ends))
+    path = [target]
+    while path[-1] != source:
+        path.append(int(previous[path[-1]]))
+    return _track(points[path[::-1]], owner[path[::-1]], stones, character, start_time)
+
+
+def _gap_message(stones: Stones, first: int, last: int, reach: Reach, ends):
+    """The gap that stops the crossing: on the stone-to-stone route whose worst step is the least out of reach
+    (the bottleneck path, relaxed as _cheapest does), that worst step: its two stones, how far apart their usable
+    faces are (or how far one rises above the other) against how far the character leaps (climbs)."""
+    usable = stones.radii - MARGIN
+    centres = stones.positions
+    across = np.maximum(np.linalg.norm(centres[None, :, :2] - centres[:, None, :2], axis=2) - usable[:, None]
+                        - usable[None], 0.0)
+    rise = centres[None, :, 2] - centres[:, None, 2]
+    need = np.maximum(across / reach.leap, np.abs(rise) / reach.climb)  # > 1: out of reach
+    worst = np.full(len(stones), np.inf)
+    worst[first] = 0.0
+    previous = np.full(len(stones), -1)
+    for _ in range(len(stones)):  # rounds: as many as the route has stones
+        offered = np.maximum(worst[:, None], need)
+        best_from = offered.argmin(axis=0)
+        improved = offered[best_from, np.arange(len(stones))]
+        better = improved < worst - 1e-12
+        if not better.any():
+            break
+        previous[better], worst[better] = best_from[better], improved[better]
+    route = [last]
+    while route[-1] != first:
+        route.append(int(previous[route[-1]]))
+    route = route[::-1]
+    k = int(np.argmax(need[route[:-1], route[1:]]))
+    near, far = route[k], route[k + 1]
+    if across[near, far] > reach.leap:
+        why = f"{across[near, far]:.2f} m away, farther than the {reach.leap:.2f} m this character leaps"
+    else:
+        climb = rise[near, far]
+        why = (f"{abs(climb):.2f} m {'above' if climb > 0 else 'below'} it, more than the {reach.climb:.2f} m this "
+               f"character climbs")
+    return (f"no crossing from ({ends[0, 0]:.2f}, {ends[0, 1]:.2f}) to ({ends[1, 0]:.2f}, {ends[1, 1]:.2f}): the "
+            f"stones reachable end at stone {near} ({centres[near, 0]:.2f}, {centres[near, 1]:.2f}); the next toward "
+            f"the goal, stone {far} ({centres[far, 0]:.2f}, {centres[far, 1]:.2f}), is {why}")
+
+
+def _stance(point, heading, stone, stones, half_width):
+    """Two feet side by side at the point facing heading, each pulled onto the stone's usable face."""
+    across = np.array([math.cos(heading), math.sin(heading), 0.0])  # +X of a body facing `heading` (0 = +Y)
+    feet = point + np.array([-half_width, half_width])[:, None] * across
+    centre, usable = stones.positions[stone], stones.radii[stone] - MARGIN
+    offset = feet[:, :2] - centre[:2]
+    length = np.linalg.norm(offset, axis=1, keepdims=True)
+    feet[:, :2] = centre[:2] + offset * np.minimum(1.0, usable / np.maximum(length, 1e-12))
+    return feet
+
+
+def _track(path, stones_of, stones: Stones, character: Character, start_time):
+    """The footprint track of a foothold path: the start stance (both feet down from start_time), a footprint
+    per foothold after the start, alternating feet (the first step by the foot on the side the path first turns
+    to), the other foot brought alongside the last; timing from the step lengths (vdP97 §4.1)."""
+    travel = np.diff(path[:, :2], axis=0)
+    first_heading = math.atan2(-travel[0, 0], travel[0, 1])  # 0 = toes along +Y
+    last_heading = math.atan2(-travel[-1, 0], travel[-1, 1])
+    half = abs(character.hip_offsets[0, 0])
+    start = _stance(path[0], first_heading, stones_of[0], stones, half)  # L, R
+    end = _stance(path[-1], last_heading, stones_of[-1], stones, half)
+    turn = travel[1] if len(travel) > 1 else travel[0]
+    leading = 1 if travel[0, 0] * turn[1] - travel[0, 1] * turn[0] < 0.0 else 0  # a right turn: the right foot
+    steps = path[1:-1]
+    # In stepping order the feet alternate: the leading foot's stance, the other's, then the steps.
+    names = (leading + np.arange(len(steps) + 4)) % 2
+    finishing = names[-2]
+    positions = np.concatenate([start[[leading, 1 - leading]], steps, end[[finishing, 1 - finishing]]])
+    ahead = np.gradient(positions[:, :2], axis=0)
+    headings = np.arctan2(-ahead[:, 0], ahead[:, 1])
+    headings[:2], headings[-2:] = first_heading, last_heading
+    contact, liftoff = timing_for_sequence(positions, "walk", character.time_unit, character.leg_length_nominal,
+                                           start_time)
+    contact[1] = start_time  # standing: both feet down from the start
+    track = make_track(np.array(["L", "R"])[names], positions, headings, contact, liftoff, character=character.name)
+    validate(track, allowed_feet=character.feet)
+    return track

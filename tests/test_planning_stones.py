@@ -1,0 +1,123 @@
+"""Stepping stones (issue 20, item 1; vdP97 §4.2, Fig. 13): plans across generated stone fields put every
+footprint on a stone, take no step beyond the character's reach, leap where stones are far and walk where they
+are close; a field without a crossing gets an error naming the gap; the stones file is read as hostile input."""
+
+import importlib
+import json
+import math
+
+import numpy as np
+import pytest
+
+
+@pytest.fixture(scope="module")
+def solver(addon):
+    return lambda name: importlib.import_module(f"{addon}.solver.{name}")
+
+
+def river(seed, gap_at=None):
+    """A river crossed on 5-8 stones: a bank stone at each end, a chain of stones between them whose gaps
+    (edge to edge) are 0.2-1.1 m (some only a leap crosses), and distractors scattered around. gap_at: the chain's
+    stone after which the next is 3.5 m on (no crossing)."""
+    rng = np.random.default_rng(seed)
+    positions, radii = [[0.0, 0.0, 0.0]], [0.7]
+    y = 0.7
+    for k in range(rng.integers(5, 9)):
+        radius = rng.uniform(0.15, 0.3)
+        y += rng.uniform(0.2, 1.1) + radius + (3.5 if k == gap_at else 0.0)
+        positions.append([rng.uniform(-0.4, 0.4), y, rng.uniform(-0.1, 0.1)])
+        radii.append(radius)
+        y += radius
+    y += rng.uniform(0.2, 0.8) + 0.7
+    positions.append([0.0, y, 0.0])
+    radii.append(0.7)
+    for _ in range(8):  # distractors off to the sides of the river's first stretch (no way around a gap)
+        positions.append([rng.choice([-1, 1]) * rng.uniform(1.6, 3.0), rng.uniform(0.0, 2.0), 0.0])
+        radii.append(rng.uniform(0.1, 0.3))
+    return np.array(positions), np.array(radii), (0.0, 0.0), (0.0, y)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_plan_crosses_on_stones_within_reach(solver, seed):
+    stones_module, character = solver("planning.stones"), solver("character").preset("human")
+    positions, radii, start, goal = river(seed)
+    stones = stones_module.Stones(positions, radii)
+    track = stones_module.plan_crossing(stones, start, goal, character)
+    reach = stones_module.Reach.of(character)
+    # Every footprint's support point on a stone's top face (inside its edge, at its height).
+    offset = np.linalg.norm(track.positions[:, None, :2] - positions[None, :, :2], axis=2)
+    on = (offset <= radii[None] - stones_module.MARGIN + 1e-9) & (np.abs(track.positions[:, None, 2] - positions[None, :, 2]) < 1e-9)
+    assert on.any(axis=1).all(), np.flatnonzero(~on.any(axis=1))
+    # It starts standing at the start and ends standing at the goal.
+    assert np.linalg.norm(track.positions[:2, :2].mean(axis=0) - start) < 0.1
+    assert np.linalg.norm(track.positions[-2:, :2].mean(axis=0) - goal) < 0.1
+    assert track.contact[0] == track.contact[1] == 0.0
+    # The feet alternate; no step longer than a leap or higher than a climb.
+    order = np.argsort(track.contact, kind="stable")
+    feet, where, contact, liftoff = (a[order] for a in (track.feet, track.positions, track.contact, track.liftoff))
+    assert (feet[1:] != feet[:-1]).all()
+    step = np.linalg.norm(np.diff(where[:, :2], axis=0), axis=1)
+    assert step.max() <= reach.leap + 1e-9 and np.abs(np.diff(where[:, 2])).max() <= reach.climb + 1e-9
+    # Leaps (a flight: the feet both up) exactly where a step is longer than a walking step.
+    flight = liftoff[:-1] < contact[1:]
+    long = step > reach.walk
+    assert np.array_equal(flight[1:], long[1:]), (step, flight)
+
+
+def test_close_stones_are_walked_far_ones_leapt(solver):
+    stones_module, character = solver("planning.stones"), solver("character").preset("human")
+    positions = np.array([[0, 0, 0], [0, 0.6, 0], [0, 1.2, 0], [0, 2.75, 0], [0, 3.35, 0], [0, 4.2, 0]], float)
+    stones = stones_module.Stones(positions, np.array([0.3, 0.15, 0.15, 0.15, 0.15, 0.3]))
+    track = stones_module.plan_crossing(stones, (0, 0), (0, 4.2), character)
+    order = np.argsort(track.contact, kind="stable")
+    contact, liftoff, where = track.contact[order], track.liftoff[order], track.positions[order]
+    flights = np.flatnonzero(liftoff[:-1] < contact[1:])
+    # One flight: onto the stone 1.55 m on; every other step walked, one footprint per stone.
+    assert len(flights) == 1 and abs(where[flights[0] + 1, 1] - 2.75) < 0.15
+    on_stone = np.argmin(np.abs(where[:, None, 1] - positions[None, :, 1]), axis=1)
+    assert set(on_stone[2:-2]) == {1, 2, 3, 4}
+    # The solved motion: no stance leg past l_max, the flight ballistic.
+    motion = solver("biped").solve(track)
+    legs = motion.report["leg_length"]
+    assert all(legs[f]["max"] <= legs[f]["max_allowed"] + 1e-3 for f in "LR"), legs
+    assert motion.report["flight"]["samples"] > 0 and motion.report["flight"]["vertical_acceleration_error"] < 0.02
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_no_crossing_names_the_gap(solver, seed):
+    stones_module, errors = solver("planning.stones"), solver("errors")
+    character = solver("character").preset("human")
+    positions, radii, start, goal = river(seed, gap_at=2)
+    with pytest.raises(errors.PlanningError) as caught:
+        stones_module.plan_crossing(stones_module.Stones(positions, radii), start, goal, character)
+    message = str(caught.value)
+    # The gap is before the chain's third stone (index 3): the crossing ends at stone 2.
+    assert "end at stone 2 " in message and "stone 3 " in message and "leaps" in message, message
+    gap = float(message.split(", is ")[-1].split(" m away")[0])
+    edge = np.linalg.norm(positions[3, :2] - positions[2, :2]) - (radii[3] + radii[2])
+    assert gap == pytest.approx(edge + 2 * stones_module.MARGIN, abs=1e-2)
+
+
+def test_a_start_off_the_stones_is_named(solver):
+    stones_module, errors = solver("planning.stones"), solver("errors")
+    stones = stones_module.Stones(np.array([[0, 0, 0], [0, 1, 0.0]]), np.array([0.3, 0.3]))
+    with pytest.raises(errors.PlanningError, match=r"the goal \(5.00, 0.00\) is on no stone: the nearest, stone 0"):
+        stones_module.plan_crossing(stones, (0, 0), (5, 0), solver("character").preset("human"))
+
+
+@pytest.mark.parametrize("document, culprit", [
+    ({"format": "footprint-track", "version": 1, "stones": []}, '"footprint-stones" document'),
+    ({"format": "footprint-stones", "version": 2, "stones": [{"position": [0, 0, 0], "radius": 1}]}, '"version"'),
+    ({"format": "footprint-stones", "version": 1, "stones": []}, '"stones" must be a non-empty list'),
+    ({"format": "footprint-stones", "version": 1, "stones": [{"position": [0, 0], "radius": 1}]}, r"stones\[0\].position"),
+    ({"format": "footprint-stones", "version": 1,
+      "stones": [{"position": [0, 0, 0], "radius": 1}, {"position": [0, 1, 0], "radius": "big"}]}, r"stones\[1\].radius"),
+    ({"format": "footprint-stones", "version": 1, "stones": [{"position": [0, 0, 0], "radius": 0.0}]}, r"stones\[0\].radius 0 m"),
+    ({"format": "footprint-stones", "version": 1, "stones": [{"position": [0, 1e300 * 10, 0], "radius": 1}]}, r"stones\[0\]"),
+])
+def test_bad_stones_files_name_the_culprit(solver, tmp_path, document, culprit):
+    stones_module, errors = solver("planning.stones"), solver("errors")
+    path = tmp_path / "stones.json"
+    path.write_text(json.dumps(document, allow_nan=True))
+    with pytest.raises(errors.TrackFormatError, match=culprit):
+        stones_module.load_stones(path)

@@ -23,6 +23,7 @@ from .. import json_input
 from ..character import Character
 from ..errors import PlanningError, TrackFormatError
 from ..timing import LEAP_THRESHOLD, timing_for_sequence
+from .obstacles import body_radius, crossing
 from ..track import MAX_DISTANCE, make_track, validate
 
 STONES_FORMAT = "footprint-stones"
@@ -150,6 +151,21 @@ def _steps(points, reach: Reach):
     return start, end, cost
 
 
+def _clear_of(steps, points, obstacles, character, ends):
+    """The steps that keep off the obstacles: both footholds at least half a foot from every obstacle, the line
+    between them at least the body's radius (the start and the goal named where they are not)."""
+    distance, owner = obstacles.distance(points[:, :2])
+    clear = distance >= 0.5 * character.foot_length
+    for what, k in (("start", -2), ("goal", -1)):
+        if not clear[k]:
+            raise PlanningError(f"the {what} ({ends[k, 0]:.2f}, {ends[k, 1]:.2f}) is on or by {obstacles.names[owner[k]]}")
+    start, end, cost = steps
+    keep = clear[start] & clear[end]
+    start, end, cost = start[keep], end[keep], cost[keep]
+    keep = ~crossing(points[start, :2], points[end, :2], obstacles.inflated(body_radius(character)))
+    return start[keep], end[keep], cost[keep]
+
+
 def _cheapest(n, start, end, cost, source):
     """Bellman-Ford from `source` over the steps: (cost (n,), previous foothold (n,), -1 where none)."""
     best = np.full(n, np.inf)
@@ -168,11 +184,13 @@ def _cheapest(n, start, end, cost, source):
     return best, previous
 
 
-def plan_crossing(stones: Stones, start, goal, character: Character, start_time: float = 0.0):
+def plan_crossing(stones: Stones, start, goal, character: Character, start_time: float = 0.0, obstacles=None):
     """A biped's footprint track from standing at `start` to standing at `goal` (points (x, y) on stones)
     stepping only on the stones: alternating feet, one footprint per foothold of the cheapest plan, the
     stance at each end side by side where the end stone holds both feet, timing from the step lengths (vdP97
-    §4.1: steps past LEAP_THRESHOLD l_nom leap). PlanningError names the gap where no plan exists."""
+    §4.1: steps past LEAP_THRESHOLD l_nom leap). With obstacles (obstacles.Obstacles): no foothold within half a
+    foot of one, no step whose line comes within the body's radius of one. PlanningError names the gap where no
+    plan exists."""
     if character.is_quadruped:
         raise PlanningError(f"stepping-stone plans are for bipeds; {character.name!r} has four legs")
     first, last = stone_under(stones, start, "the start"), stone_under(stones, goal, "the goal")
@@ -182,7 +200,10 @@ def plan_crossing(stones: Stones, start, goal, character: Character, start_time:
     points, owner = np.concatenate([points, ends]), np.concatenate([owner, [first, last]])
     source, target = len(points) - 2, len(points) - 1
     reach = Reach.of(character)
-    best, previous = _cheapest(len(points), *_steps(points, reach), source)
+    steps = _steps(points, reach)
+    if obstacles is not None and len(obstacles):
+        steps = _clear_of(steps, points, obstacles, character, ends)
+    best, previous = _cheapest(len(points), *steps, source)
     if not np.isfinite(best[target]):
         raise PlanningError(_gap_message(stones, first, last, reach, ends))
     path = [target]

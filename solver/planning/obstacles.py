@@ -1,0 +1,248 @@
+"""Obstacles (issue 20, item 2): walls, posts and furniture as convex polygons in plan; a path bent around them
+rather than through, so footprints stay off them and the body clear of them.
+
+Each obstacle is inflated by a clearance (the Minkowski sum of its polygon and a disc, as a convex polygon whose
+edges lie at least the clearance out). A path is sampled every SAMPLE_SPACING; each run of samples within an
+inflated obstacle is replaced by the shortest way around between the free samples on either side: a visibility
+graph of the inflated polygons' corners (straight lines between corners that cross no inflated polygon), its
+shortest route found by relaxing every edge at once (Bellman-Ford, as many rounds as the route has corners).
+The route's corners sit on the inflated polygons, so the path keeps the clearance exactly; the COM, which cuts
+inside a bend a little, is given CORNER_MARGIN more.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import footpath
+from ..character import Character
+from ..errors import PlanningError
+from ..timing import timing_for_sequence
+from ..track import make_track, validate
+
+BODY_RADIUS = 0.3  # l_nom: the body's radius in plan (0.26 m for the human: the shoulders are about 0.4 m
+# across, biacromial breadth, with room for the arms' swing)
+DETOUR_LEAD = 4.0  # clearances: a detour leaves the path this far before an obstacle and rejoins it as far after
+CORNER_MARGIN = 0.2  # l_nom added to the path's clearance: the COM cuts inside a bend (a step's chord round a
+# corner), the feet stand beside it. Measured past a 2 m wall: at 0.1 the COM came 0.21 m from it (body radius
+# 0.26 m), at 0.15 0.26 m, at 0.2 0.31 m
+SAMPLE_SPACING = 0.05  # metres between the path's samples tested against the obstacles
+INFLATE_DIRECTIONS = 16  # the disc of a clearance as a 16-gon circumscribing it (its edges at the clearance)
+DISC_TURN = 0.1  # radians
+_OUTSIDE = 1e-6  # relative: corners are put this much outside the polygons tested, so a route along an edge is free
+
+
+def body_radius(character: Character) -> float:
+    return BODY_RADIUS * character.leg_length_nominal
+
+
+def path_clearance(character: Character) -> float:
+    """How far the bent path keeps from every obstacle: the body's radius and room for the COM's bends."""
+    return (BODY_RADIUS + CORNER_MARGIN) * character.leg_length_nominal
+
+
+@dataclass(frozen=True)
+class Obstacles:
+    """Convex polygons in plan, counter-clockwise or not: a list of (K, 2) arrays, each an obstacle's outline
+    on the ground (the add-on gives each object's convex hull), and their names for messages."""
+
+    polygons: tuple
+    names: tuple = ()
+
+    def __post_init__(self):
+        polygons = tuple(_convex_hull(np.asarray(p, dtype=float).reshape(-1, 2)) for p in self.polygons)
+        object.__setattr__(self, "polygons", polygons)
+        if not self.names:
+            object.__setattr__(self, "names", tuple(f"obstacle {i}" for i in range(len(polygons))))
+
+    def __len__(self):
+        return len(self.polygons)
+
+    def inflated(self, clearance: float) -> "Obstacles":
+        """Each polygon grown by the clearance (a convex polygon containing the Minkowski sum with a disc)."""
+        # Turned off the axes (DISC_TURN), so that no corner of a box-shaped obstacle's inflation lines up with
+        # another's along an axis, where a straight line would pass through corners and cross no edge properly.
+        angles = DISC_TURN + np.arange(INFLATE_DIRECTIONS) * (2.0 * math.pi / INFLATE_DIRECTIONS)
+        disc = clearance / math.cos(math.pi / INFLATE_DIRECTIONS) * np.stack([np.cos(angles), np.sin(angles)], 1)
+        return Obstacles(tuple((p[:, None] + disc[None]).reshape(-1, 2) for p in self.polygons), self.names)
+
+    def edges(self):
+        """(starts (E, 2), ends (E, 2), owner (E,)) of every polygon's edges."""
+        starts = np.concatenate(self.polygons)
+        ends = np.concatenate([np.roll(p, -1, axis=0) for p in self.polygons])
+        owner = np.repeat(np.arange(len(self.polygons)), [len(p) for p in self.polygons])
+        return starts, ends, owner
+
+    def distance(self, points):
+        """(distance (N,), nearest obstacle (N,)) from points (N, 2) to the obstacles: negative inside one."""
+        points = np.asarray(points, dtype=float).reshape(-1, 2)
+        starts, ends, owner = self.edges()
+        edge = ends - starts
+        t = np.clip(np.einsum("nei,ei->ne", points[:, None] - starts[None], edge)
+                    / np.maximum(np.einsum("ei,ei->e", edge, edge), 1e-300), 0.0, 1.0)
+        gap = np.linalg.norm(points[:, None] - (starts[None] + t[..., None] * edge[None]), axis=2)  # (N, E)
+        nearest_edge = gap.argmin(axis=1)
+        inside = self.inside(points)
+        distance = gap[np.arange(len(points)), nearest_edge]
+        return np.where(inside.any(axis=1), -distance, distance), owner[nearest_edge]
+
+    def inside(self, points):
+        """(N, P) bool: each point strictly inside each (convex) polygon."""
+        points = np.asarray(points, dtype=float).reshape(-1, 2)
+        out = np.zeros((len(points), len(self.polygons)), dtype=bool)
+        for k, polygon in enumerate(self.polygons):  # a handful of obstacles; every point at once
+            edge = np.roll(polygon, -1, axis=0) - polygon
+            cross = edge[None, :, 0] * (points[:, None, 1] - polygon[None, :, 1]) - edge[None, :, 1] * (
+                points[:, None, 0] - polygon[None, :, 0])
+            out[:, k] = (cross > 0).all(axis=1)  # hulls are counter-clockwise
+        return out
+
+
+def _convex_hull(points):
+    """Counter-clockwise convex hull (Andrew's monotone chain) of points (N, 2); a polygon's outline stays as is
+    when already convex."""
+    points = np.unique(points, axis=0)
+    if len(points) < 3:
+        raise PlanningError(f"an obstacle needs at least three distinct corners in plan, not {len(points)}")
+
+    def half(ordered):
+        chain = []
+        for p in ordered:  # the polygon's corners: a handful
+            while len(chain) >= 2 and np.cross(chain[-1] - chain[-2], p - chain[-2]) <= 0:
+                chain.pop()
+            chain.append(p)
+        return chain[:-1]
+
+    hull = np.array(half(points) + half(points[::-1]))
+    if len(hull) < 3:
+        raise PlanningError("an obstacle's outline in plan has no area (its corners lie on one line)")
+    return hull
+
+
+def crossing(a, b, obstacles: Obstacles):
+    """(S,) bool: the segments a -> b (S, 2) pass through a polygon's inside: they cross an edge properly, or
+    their midpoint is inside (a line between two corners of one polygon crosses no edge properly). A segment
+    that touches a corner or runs along an edge is free."""
+    starts, ends, _owner = obstacles.edges()
+    a, b = np.asarray(a, dtype=float)[:, None], np.asarray(b, dtype=float)[:, None]
+
+    def side(p, q, r):  # the sign of the turn p -> q -> r
+        return (q[..., 0] - p[..., 0]) * (r[..., 1] - p[..., 1]) - (q[..., 1] - p[..., 1]) * (r[..., 0] - p[..., 0])
+
+    def apart(u, v):  # strictly on opposite sides
+        return ((u > 1e-12) & (v < -1e-12)) | ((u < -1e-12) & (v > 1e-12))
+
+    edge_apart = apart(side(a, b, starts[None]), side(a, b, ends[None]))
+    segment_apart = apart(side(starts[None], ends[None], a), side(starts[None], ends[None], b))
+    midpoint_inside = obstacles.inside(0.5 * (a[:, 0] + b[:, 0])).any(axis=1)
+    return (edge_apart & segment_apart).any(axis=1) | midpoint_inside
+
+
+def route_around(start, end, obstacles: Obstacles, clearance: float):
+    """The shortest way (K, 2) from start to end (2,) keeping `clearance` from every obstacle: straight where it
+    can, else from corner to corner of the inflated obstacles. PlanningError where the start or the end lies
+    within the clearance, or the obstacles close the way."""
+    blocking = obstacles.inflated(clearance)
+    corners = obstacles.inflated(clearance * (1.0 + _OUTSIDE) + _OUTSIDE)
+    nodes = np.concatenate([np.asarray([start, end], dtype=float)] + list(corners.polygons))
+    free = ~blocking.inside(nodes).any(axis=1)
+    for what, k in (("start", 0), ("end", 1)):
+        if not free[k]:
+            distance, owner = obstacles.distance(nodes[k:k + 1])
+            raise PlanningError(f"the path's {what} ({nodes[k, 0]:.2f}, {nodes[k, 1]:.2f}) is {max(distance[0], 0):.2f} m "
+                                f"from {obstacles.names[owner[0]]}, within the {clearance:.2f} m the body keeps")
+    nodes = nodes[free]
+    i, j = np.triu_indices(len(nodes), 1)
+    open_ = ~crossing(nodes[i], nodes[j], blocking)
+    i, j = i[open_], j[open_]
+    start_, end_ = np.concatenate([i, j]), np.concatenate([j, i])
+    length = np.linalg.norm(nodes[end_] - nodes[start_], axis=1)
+    best, previous = np.full(len(nodes), np.inf), np.full(len(nodes), -1)
+    best[0] = 0.0
+    for _ in range(len(nodes)):  # rounds: as many as the route has corners
+        offered = best[start_] + length
+        improved = np.full(len(nodes), np.inf)
+        np.minimum.at(improved, end_, offered)
+        better = improved < best - 1e-12
+        if not better.any():
+            break
+        winners = better[end_] & (offered <= improved[end_])
+        previous[end_[winners]] = start_[winners]
+        best = np.where(better, improved, best)
+    if not np.isfinite(best[1]):
+        raise PlanningError(f"no way from ({nodes[0, 0]:.2f}, {nodes[0, 1]:.2f}) to ({nodes[1, 0]:.2f}, "
+                            f"{nodes[1, 1]:.2f}) keeps {clearance:.2f} m from the obstacles: they close it")
+    route = [1]
+    while route[-1] != 0:
+        route.append(int(previous[route[-1]]))
+    return nodes[route[::-1]]
+
+
+def bend_path(points, obstacles: Obstacles, clearance: float):
+    """The polyline (N, 3) with every stretch that comes within `clearance` of an obstacle replaced by the
+    shortest way around (route_around), from DETOUR_LEAD clearances before it to as far after it (the turns
+    gentler than from the obstacle's edge: the COM cuts inside a sharp one), stretches whose detours would meet
+    taken as one; heights along a detour run straight between its ends. Unchanged where it keeps clear."""
+    points = np.asarray(points, dtype=float).reshape(-1, 3)
+    if not len(obstacles):
+        return points
+    chords = np.linalg.norm(np.diff(points[:, :2], axis=0), axis=1)
+    arc = np.concatenate([[0.0], np.cumsum(chords)])
+    s = np.unique(np.concatenate([arc, np.linspace(0.0, arc[-1], int(arc[-1] / SAMPLE_SPACING) + 2)]))
+    dense = np.stack([np.interp(s, arc, points[:, k]) for k in range(3)], axis=1)
+    blocked = obstacles.distance(dense[:, :2])[0] < clearance
+    blocked[1:] |= crossing(dense[:-1, :2], dense[1:, :2], obstacles.inflated(clearance))
+    if not blocked.any():
+        return points
+    for end, k in (("start", 0), ("end", -1)):
+        if blocked[k]:
+            distance, owner = obstacles.distance(dense[[k], :2])
+            raise PlanningError(f"the path's {end} is {max(distance[0], 0.0):.2f} m from {obstacles.names[owner[0]]}, "
+                                f"within the {clearance:.2f} m the body keeps")
+    lead = np.searchsorted(s, DETOUR_LEAD * clearance)  # samples
+    where = np.flatnonzero(blocked)
+    # Each detour from `lead` samples before its first blocked sample to `lead` after its last, clamped to the
+    # path; blocked stretches closer than that share one.
+    firsts = np.maximum(where[np.concatenate([[True], np.diff(where) > 2 * lead])] - lead, 0)
+    lasts = np.minimum(where[np.concatenate([np.diff(where) > 2 * lead, [True]])] + lead, len(dense) - 1)
+    pieces, done = [], 0
+    for before, after in zip(firsts, lasts):  # a handful of obstacles on the path
+        way = route_around(dense[before, :2], dense[after, :2], obstacles, clearance)
+        along = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(way, axis=0), axis=1))])
+        heights = np.interp(along, [0.0, along[-1]], [dense[before, 2], dense[after, 2]])
+        pieces += [dense[done:before], np.column_stack([way, heights])]
+        done = after + 1
+    pieces.append(dense[done:])
+    return np.concatenate(pieces)
+
+
+def foot_outline(positions, headings, character: Character):
+    """(N, P, 2): points over each footprint's sole, heel to toe (footpath.sole_points) at its middle and both
+    edges."""
+    line = footpath.sole_points(positions, headings, character.foot_length, margin=0.0)  # (N, P, 2)
+    headings = np.asarray(headings, dtype=float)
+    right = np.stack([np.cos(headings), np.sin(headings)], axis=-1)[:, None, None]  # +X of a foot facing heading
+    across = np.array([-0.5, 0.0, 0.5])[None, None, :, None] * character.foot_width
+    return (line[:, :, None] + across * right).reshape(len(positions), -1, 2)
+
+
+def footprints_around(points, obstacles: Obstacles, character: Character, step_length: float, step_width: float,
+                      start_foot: str = "L", start_time: float = 0.0):
+    """A biped's footprint track along the polyline (N, 3) bent around the obstacles (bend_path with
+    path_clearance), stepped at step_length (vdP97 §4.1 timing); PlanningError names an obstacle a footprint
+    would still stand on."""
+    bent = bend_path(points, obstacles, path_clearance(character))
+    positions, headings, feet = footpath.footprints_along_path(bent, step_length, step_width, start_foot, corners=True)
+    outline = foot_outline(positions, headings, character)
+    distance, owner = obstacles.distance(outline.reshape(-1, 2))
+    if len(obstacles) and distance.min() < 0.0:
+        k = int(np.argmin(distance))
+        raise PlanningError(f"footprint {k // outline.shape[1]} stands on {obstacles.names[owner[k]]}")
+    contact, liftoff = timing_for_sequence(positions, "walk", character.time_unit, character.leg_length_nominal,
+                                           start_time)
+    track = make_track(feet, positions, headings, contact, liftoff, character=character.name)
+    validate(track, allowed_feet=character.feet)
+    return track

@@ -1,7 +1,7 @@
 """PropertyGroups: a footprint on its empty, a track's settings on its collection, the scene's choices."""
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, PointerProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty, StringProperty
 
 from ..solver.character import ALL_FEET, BIPED_FEET, PRESETS
 from ..solver.timing import GAITS
@@ -31,6 +31,11 @@ GAIT_ITEMS = [
     ("hop", "Hop", "Both feet leave and land together"),
 ]
 assert [item[0] for item in GAIT_ITEMS] == list(GAITS)
+MOTION_ITEMS = [
+    (scene_io.DEFAULT_MOTION, "Footprints", "The COM optimisation (vdP97): walks, runs, hops and gaits"),
+    ("stepping", "Stepping", "Standing to standing, one foot at a time (Wu, Medina and Zordan): the track's "
+                             "\"motion\": \"stepping\", made by Step to Target"),
+]
 
 
 def _get_stance(self):
@@ -115,6 +120,33 @@ class TrackProperties(bpy.types.PropertyGroup):
                                     description="Foot skate measured on the evaluated rig (JSON)")
     body: PointerProperty(type=BodySettings, name="Body",
                           description="Walking attributes: arms, trunk, head, heel strike and toe roll")
+    motion: EnumProperty(name="Motion", items=MOTION_ITEMS, default=scene_io.DEFAULT_MOTION, update=tag_update,
+                         description="How the track is solved (the track file's \"motion\"): the COM "
+                         "optimisation, or the stepping model of a character that stands between steps")
+
+
+def _is_step_target(_self, obj):
+    return obj.type == "EMPTY" and not obj.footprint.is_footprint
+
+
+class SteppingSettings(bpy.types.PropertyGroup):
+    """Step to Target's choices, kept with the scene (the Stepping panel)."""
+
+    target: PointerProperty(name="Target", type=bpy.types.Object, poll=_is_step_target,
+                            description="Empty the character steps to: its feet centred on it, its toes along "
+                            "the empty's +Y; none: the 3D cursor")
+    auto_duration: BoolProperty(name="Automatic Duration", default=True,
+                                description="Each step timed from its length; off: every step takes Step Duration")
+    step_duration: FloatProperty(name="Step Duration", default=0.6, min=0.0, soft_min=0.2, soft_max=2.0,
+                                 precision=3, step=1, description="Seconds per step")
+    active_example: IntProperty(name="Active Step Example", default=0, min=0, options={"HIDDEN"},
+                                description="The row of the step examples list under the cursor")
+
+
+class StepExampleProperties(bpy.types.PropertyGroup):
+    is_example: BoolProperty(name="Step Example", default=False,
+                             description="A step of the rig (standing, one foot steps, standing): Step to Target "
+                             "takes the upper body of its last frame for steps like it (WMZ §3)")
 
 
 class SceneProperties(bpy.types.PropertyGroup):
@@ -122,13 +154,15 @@ class SceneProperties(bpy.types.PropertyGroup):
                                   description="The footprint track the tools work on")
 
 
-classes = (FootprintProperties, TrackProperties, SceneProperties)
+classes = (FootprintProperties, TrackProperties, SceneProperties, SteppingSettings, StepExampleProperties)
 
 ATTACHED = (
     (bpy.types.Object, "footprint", FootprintProperties),
     (bpy.types.Collection, "footprint_track", TrackProperties),
     (bpy.types.Scene, "footprint", SceneProperties),
     (bpy.types.Scene, "footprint_running", RunningSettings),
+    (bpy.types.Scene, "footprint_stepping", SteppingSettings),
+    (bpy.types.Action, "footprint_step", StepExampleProperties),
 )
 
 

@@ -15,6 +15,7 @@ from ..solver import drawing, footpath, json_input
 from ..solver.track import Track, make_track, validate
 
 ROTATION_MODE = "YXZ"
+DEFAULT_MOTION = "footprints"  # a track without a "motion" field: the COM solver's
 
 
 # --- finding tracks and footprints ----------------------------------------------------------------
@@ -91,7 +92,8 @@ def position_of(obj):
 
 
 def read_track(coll, objs=None) -> Track:
-    """The footprints of a track collection (time order, or the given objects' order) as a solver Track."""
+    """The footprints of a track collection (time order, or the given objects' order) as a solver Track,
+    with the track's motion mark (extras["motion"]: "stepping" sends it to the stepping solver)."""
     objs = footprints(coll) if objs is None else objs
     character = character_field(coll)
     return make_track(
@@ -101,7 +103,19 @@ def read_track(coll, objs=None) -> Track:
         [o.footprint.contact for o in objs],
         [o.footprint.liftoff for o in objs],
         character=character,
+        extras=motion_extras(coll),
     )
+
+
+def motion_extras(coll) -> dict:
+    """The track file's "motion" field as the collection keeps it: absent for the COM solver's footprints."""
+    motion = coll.footprint_track.motion
+    return {} if motion == DEFAULT_MOTION else {"motion": motion}
+
+
+def set_motion(coll, track: Track):
+    """Keep a track's motion mark (its extras["motion"], from a file or a generator) on its collection."""
+    coll.footprint_track.motion = track.extras.get("motion", DEFAULT_MOTION)
 
 
 def validate_objects(coll, track, objs):

@@ -75,6 +75,7 @@ class FOOTPRINT_OT_import_json(bpy.types.Operator, ImportHelper):
                                   terrain_collection=terrain_collection)
         if not isinstance(character, str):
             coll.footprint_track.character_json = json.dumps(character)
+        scene_io.set_motion(coll, track)
         scene_io.write_track(coll, track.take(track.time_order()), tilt=None if tilt is None else
                              tuple(t[track.time_order()] for t in tilt))
         self.report({"INFO"}, f"Imported {len(track)} footprints into {coll.name!r}")
@@ -86,7 +87,7 @@ def export_text(context, coll) -> str:
     track = scene_io.read_track(coll, objs)
     scene_io.validate_objects(coll, track, objs)
     settings = coll.footprint_track
-    extras = {"fps": scene_clock.fps(context.scene)}
+    extras = {"fps": scene_clock.fps(context.scene), **track.extras}  # (the motion mark)
     named = {key: value.name for key, value in (("object", settings.terrain),
                                                  ("collection", settings.terrain_collection)) if value is not None}
     if named:

@@ -1,8 +1,8 @@
 """Panels (and, later, viewport overlays)."""
 
-from . import overlay, panels
+from . import overlay, panels, stepping_panel
 
-classes = panels.classes
+classes = panels.classes + stepping_panel.classes
 
 
 def register():

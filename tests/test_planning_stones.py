@@ -121,3 +121,24 @@ def test_bad_stones_files_name_the_culprit(solver, tmp_path, document, culprit):
     path.write_text(json.dumps(document, allow_nan=True))
     with pytest.raises(errors.TrackFormatError, match=culprit):
         stones_module.load_stones(path)
+
+
+def test_any_surfaces_footholds_plan_too(solver):
+    """A plank (a 4 m bridge 0.5 m wide, its footholds a grid as the add-on samples mesh objects) between two
+    banks over a gap: the plan walks the plank, every footprint on a surface's foothold or by it."""
+    stones_module = solver("planning.stones")
+    character = solver("character").preset("human")
+    grid = lambda x0, x1, y0, y1, z: np.array([[x, y, z] for x in np.arange(x0, x1 + 1e-9, 0.1)  # noqa: E731
+                                               for y in np.arange(y0, y1 + 1e-9, 0.1)])
+    surfaces = [grid(-1, 1, -1, 0, 0.0), grid(-0.2, 0.2, 0.1, 4.0, 0.3), grid(-1, 1, 4.1, 5.0, 0.0)]
+    holds = stones_module.Footholds(np.concatenate(surfaces), np.repeat([0, 1, 2], [len(s) for s in surfaces]),
+                                    ("near bank", "plank", "far bank"), 0.1)
+    track = stones_module.plan_crossing(holds, (0.0, -0.5), (0.0, 4.6), character)
+    on_plank = (track.positions[:, 1] > 0.05) & (track.positions[:, 1] < 4.05)
+    assert on_plank.sum() >= 4 and np.allclose(track.positions[on_plank, 2], 0.3)
+    assert (np.abs(track.positions[on_plank, 0]) <= 0.2 + 1e-9).all()
+    nearest = np.linalg.norm(track.positions[:, None, :2] - holds.points[None, :, :2], axis=2).min(axis=1)
+    assert nearest.max() <= 0.05 + 1e-9
+    plank_only = stones_module.Footholds(surfaces[1], np.zeros(len(surfaces[1]), dtype=int), ("plank",), 0.1)
+    with pytest.raises(solver("errors").PlanningError, match=r"is on no stone: the nearest, plank at \(0.00, 0.10\)"):
+        stones_module.plan_crossing(plank_only, (0.0, -0.5), (0.0, 3.0), character)

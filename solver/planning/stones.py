@@ -106,9 +106,42 @@ class Reach:
         return cls(COMFORTABLE_STEP * l_nom, LEAP_THRESHOLD * l_nom, MAX_LEAP * l_nom, MAX_CLIMB * l_nom)
 
 
-def footholds(stones: Stones):
-    """(points (F, 3), stone (F,)): each stone's centre and rings of points FOOTHOLD_SPACING apart, all at
-    least MARGIN inside its edge."""
+@dataclass(frozen=True)
+class Footholds:
+    """Where feet may land: points on the allowed surfaces (stones, a path, a bridge), each surface's index and
+    name; a point within `spacing` of a foothold stands on its surface."""
+
+    points: np.ndarray  # (F, 3)
+    surface: np.ndarray  # (F,)
+    names: tuple
+    spacing: float
+
+    def under(self, point, what: str):
+        """(surface, foothold point (3,)) of the foothold nearest the point (x, y), if it lies within spacing of
+        one (the highest, where surfaces overlap); else PlanningError naming the nearest surface."""
+        point = np.asarray(point, dtype=float)[:2]
+        distance = np.linalg.norm(self.points[:, :2] - point, axis=1)
+        near = np.flatnonzero(distance <= self.spacing + 1e-9)
+        if not len(near):
+            k = int(np.argmin(distance))
+            raise PlanningError(f"{what} ({point[0]:.2f}, {point[1]:.2f}) is on no stone: the nearest, "
+                                f"{self.names[self.surface[k]]} at ({self.points[k, 0]:.2f}, {self.points[k, 1]:.2f}), "
+                                f"is {distance[k]:.2f} m from it")
+        k = near[np.argmax(self.points[near, 2] - 1e-6 * distance[near])]
+        return int(self.surface[k]), np.array([point[0], point[1], self.points[k, 2]])
+
+    def nearest_on(self, surface: int, points):
+        """(N, 3): each point's nearest foothold of the surface, or the point itself (at that foothold's height)
+        where it lies within half a spacing of it."""
+        mine = self.points[self.surface == surface]
+        distance = np.linalg.norm(points[:, None, :2] - mine[None, :, :2], axis=2)
+        k = distance.argmin(axis=1)
+        close = distance[np.arange(len(points)), k] <= 0.5 * self.spacing
+        return np.where(close[:, None], np.column_stack([points[:, :2], mine[k, 2]]), mine[k])
+
+
+def stone_footholds(stones: Stones) -> Footholds:
+    """Each stone's centre and rings of points FOOTHOLD_SPACING apart, all at least MARGIN inside its edge."""
     usable = stones.radii - MARGIN
     rings = np.minimum(np.floor(usable / FOOTHOLD_SPACING), MAX_RINGS).astype(int)
     points, owners = [stones.positions], [np.arange(len(stones))]
@@ -123,7 +156,9 @@ def footholds(stones: Stones):
         ring_points[..., 1] += radius * np.sin(angles)
         points.append(ring_points.reshape(-1, 3))
         owners.append(np.repeat(having, len(angles)))
-    return np.concatenate(points), np.concatenate(owners)
+    spacing = float(np.max(usable / np.maximum(rings, 1))) if len(stones) else FOOTHOLD_SPACING
+    return Footholds(np.concatenate(points), np.concatenate(owners), tuple(f"stone {i}" for i in range(len(stones))),
+                     min(spacing, FOOTHOLD_SPACING))
 
 
 def stone_under(stones: Stones, point, what: str) -> int:
@@ -184,20 +219,25 @@ def _cheapest(n, start, end, cost, source):
     return best, previous
 
 
-def plan_crossing(stones: Stones, start, goal, character: Character, start_time: float = 0.0, obstacles=None):
-    """A biped's footprint track from standing at `start` to standing at `goal` (points (x, y) on stones)
-    stepping only on the stones: alternating feet, one footprint per foothold of the cheapest plan, the
-    stance at each end side by side where the end stone holds both feet, timing from the step lengths (vdP97
-    §4.1: steps past LEAP_THRESHOLD l_nom leap). With obstacles (obstacles.Obstacles): no foothold within half a
-    foot of one, no step whose line comes within the body's radius of one. PlanningError names the gap where no
-    plan exists."""
+def plan_crossing(ground, start, goal, character: Character, start_time: float = 0.0, obstacles=None):
+    """A biped's footprint track from standing at `start` to standing at `goal` (points (x, y) on the ground)
+    stepping only on the ground allowed: Stones, or the Footholds of any surfaces. Alternating feet, one
+    footprint per foothold of the cheapest plan, the stance at each end side by side on its surface, timing from
+    the step lengths (vdP97 §4.1: steps past LEAP_THRESHOLD l_nom leap). With obstacles (obstacles.Obstacles):
+    no foothold within half a foot of one, no step whose line comes within the body's radius of one.
+    PlanningError names the gap where no plan exists."""
     if character.is_quadruped:
         raise PlanningError(f"stepping-stone plans are for bipeds; {character.name!r} has four legs")
-    first, last = stone_under(stones, start, "the start"), stone_under(stones, goal, "the goal")
-    points, owner = footholds(stones)
-    ends = np.array([[*np.asarray(start, float)[:2], stones.positions[first, 2]],
-                     [*np.asarray(goal, float)[:2], stones.positions[last, 2]]])
-    points, owner = np.concatenate([points, ends]), np.concatenate([owner, [first, last]])
+    if isinstance(ground, Stones):
+        holds = stone_footholds(ground)
+        first, last = stone_under(ground, start, "the start"), stone_under(ground, goal, "the goal")
+        ends = np.array([[*np.asarray(start, float)[:2], ground.positions[first, 2]],
+                         [*np.asarray(goal, float)[:2], ground.positions[last, 2]]])
+    else:
+        holds = ground
+        (first, start_point), (last, goal_point) = holds.under(start, "the start"), holds.under(goal, "the goal")
+        ends = np.array([start_point, goal_point])
+    points, owner = np.concatenate([holds.points, ends]), np.concatenate([holds.surface, [first, last]])
     source, target = len(points) - 2, len(points) - 1
     reach = Reach.of(character)
     steps = _steps(points, reach)
@@ -205,30 +245,35 @@ def plan_crossing(stones: Stones, start, goal, character: Character, start_time:
         steps = _clear_of(steps, points, obstacles, character, ends)
     best, previous = _cheapest(len(points), *steps, source)
     if not np.isfinite(best[target]):
-        raise PlanningError(_gap_message(stones, first, last, reach, ends))
+        raise PlanningError(_gap_message(holds, first, last, reach, ends))
     path = [target]
     while path[-1] != source:
         path.append(int(previous[path[-1]]))
-    return _track(points[path[::-1]], owner[path[::-1]], stones, character, start_time)
+    return _track(points[path[::-1]], owner[path[::-1]], holds, character, start_time)
 
 
-def _gap_message(stones: Stones, first: int, last: int, reach: Reach, ends):
-    """The gap that stops the crossing: on the stone-to-stone route whose worst step is the least out of reach
-    (the bottleneck path, relaxed as _cheapest does), that worst step: its two stones, how far apart their usable
-    faces are (or how far one rises above the other) against how far the character leaps (climbs)."""
-    usable = stones.radii - MARGIN
-    centres = stones.positions
-    across = np.maximum(np.linalg.norm(centres[None, :, :2] - centres[:, None, :2], axis=2) - usable[:, None]
-                        - usable[None], 0.0)
+def _gap_message(holds: Footholds, first: int, last: int, reach: Reach, ends):
+    """The gap that stops the crossing: on the surface-to-surface route whose worst step is the least out of
+    reach (the bottleneck path, relaxed as _cheapest does), that worst step: its two surfaces, how far apart they
+    are (each surface taken as the disc round its footholds: a stone's usable face exactly) or how far one rises
+    above the other, against how far the character leaps (climbs)."""
+    count = len(holds.names)
+    centres = np.zeros((count, 3))
+    np.add.at(centres, holds.surface, holds.points)
+    centres /= np.maximum(np.bincount(holds.surface, minlength=count), 1)[:, None]
+    radii = np.zeros(count)
+    np.maximum.at(radii, holds.surface, np.linalg.norm(holds.points[:, :2] - centres[holds.surface, :2], axis=1))
+    across = np.maximum(np.linalg.norm(centres[None, :, :2] - centres[:, None, :2], axis=2) - radii[:, None]
+                        - radii[None], 0.0)
     rise = centres[None, :, 2] - centres[:, None, 2]
     need = np.maximum(across / reach.leap, np.abs(rise) / reach.climb)  # > 1: out of reach
-    worst = np.full(len(stones), np.inf)
+    worst = np.full(count, np.inf)
     worst[first] = 0.0
-    previous = np.full(len(stones), -1)
-    for _ in range(len(stones)):  # rounds: as many as the route has stones
+    previous = np.full(count, -1)
+    for _ in range(count):  # rounds: as many as the route has surfaces
         offered = np.maximum(worst[:, None], need)
         best_from = offered.argmin(axis=0)
-        improved = offered[best_from, np.arange(len(stones))]
+        improved = offered[best_from, np.arange(count)]
         better = improved < worst - 1e-12
         if not better.any():
             break
@@ -246,22 +291,18 @@ def _gap_message(stones: Stones, first: int, last: int, reach: Reach, ends):
         why = (f"{abs(climb):.2f} m {'above' if climb > 0 else 'below'} it, more than the {reach.climb:.2f} m this "
                f"character climbs")
     return (f"no crossing from ({ends[0, 0]:.2f}, {ends[0, 1]:.2f}) to ({ends[1, 0]:.2f}, {ends[1, 1]:.2f}): the "
-            f"stones reachable end at stone {near} ({centres[near, 0]:.2f}, {centres[near, 1]:.2f}); the next toward "
-            f"the goal, stone {far} ({centres[far, 0]:.2f}, {centres[far, 1]:.2f}), is {why}")
+            f"stones reachable end at {holds.names[near]} ({centres[near, 0]:.2f}, {centres[near, 1]:.2f}); the next "
+            f"toward the goal, {holds.names[far]} ({centres[far, 0]:.2f}, {centres[far, 1]:.2f}), is {why}")
 
 
-def _stance(point, heading, stone, stones, half_width):
-    """Two feet side by side at the point facing heading, each pulled onto the stone's usable face."""
+def _stance(point, heading, surface, holds: Footholds, half_width):
+    """Two feet (L, R) side by side at the point facing heading, each kept on the surface (its nearest foothold
+    where the side-by-side place is off it)."""
     across = np.array([math.cos(heading), math.sin(heading), 0.0])  # +X of a body facing `heading` (0 = +Y)
-    feet = point + np.array([-half_width, half_width])[:, None] * across
-    centre, usable = stones.positions[stone], stones.radii[stone] - MARGIN
-    offset = feet[:, :2] - centre[:2]
-    length = np.linalg.norm(offset, axis=1, keepdims=True)
-    feet[:, :2] = centre[:2] + offset * np.minimum(1.0, usable / np.maximum(length, 1e-12))
-    return feet
+    return holds.nearest_on(surface, point + np.array([-half_width, half_width])[:, None] * across)
 
 
-def _track(path, stones_of, stones: Stones, character: Character, start_time):
+def _track(path, surfaces, holds: Footholds, character: Character, start_time):
     """The footprint track of a foothold path: the start stance (both feet down from start_time), a footprint
     per foothold after the start, alternating feet (the first step by the foot on the side the path first turns
     to), the other foot brought alongside the last; timing from the step lengths (vdP97 §4.1)."""
@@ -269,8 +310,8 @@ def _track(path, stones_of, stones: Stones, character: Character, start_time):
     first_heading = math.atan2(-travel[0, 0], travel[0, 1])  # 0 = toes along +Y
     last_heading = math.atan2(-travel[-1, 0], travel[-1, 1])
     half = abs(character.hip_offsets[0, 0])
-    start = _stance(path[0], first_heading, stones_of[0], stones, half)  # L, R
-    end = _stance(path[-1], last_heading, stones_of[-1], stones, half)
+    start = _stance(path[0], first_heading, surfaces[0], holds, half)  # L, R
+    end = _stance(path[-1], last_heading, surfaces[-1], holds, half)
     turn = travel[1] if len(travel) > 1 else travel[0]
     leading = 1 if travel[0, 0] * turn[1] - travel[0, 1] * turn[0] < 0.0 else 0  # a right turn: the right foot
     steps = path[1:-1]

@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from . import bake_bench, live_bench, parallel_bench, quadruped_bench, running_bench, solver_bench
+from . import bake_bench, live_bench, parallel_bench, quadruped_bench, running_bench, solver_bench, stepping_bench
 
 
 def main(argv=None) -> int:
@@ -18,6 +18,7 @@ def main(argv=None) -> int:
     bake_bench.run()
     parallel_bench.run()
     quadruped_bench.run()
+    stepping_bench.run()
     return 0
 
 

@@ -147,20 +147,20 @@ def ease_in_out(u):
 
 
 def slerp(q0, q1, w):
-    """Quaternions (..., 4) a fraction w (...) of the shortest way from q0 to q1 (WMZ §6's 'slerp')."""
+    """Quaternions (..., 4) a fraction w (...) of the shortest way from unit q0 to unit q1 (WMZ §6's 'slerp').
+    The angle between them is computed once for each pair, however many weights they are blended at."""
     q0, q1 = np.asarray(q0, dtype=float), np.asarray(q1, dtype=float)
-    w = np.asarray(w, dtype=float)[..., None]
     dot = np.sum(q0 * q1, axis=-1, keepdims=True)
     q1 = np.where(dot < 0.0, -q1, q1)
-    dot = np.clip(np.abs(dot), 0.0, 1.0)
-    angle = np.arccos(dot)
+    angle = np.arccos(np.minimum(np.abs(dot), 1.0))
     sin = np.sin(angle)
-    near = sin < 1e-6  # (nearly) the same rotation: a normalised lerp is exact enough and never divides by 0
-    safe = np.where(near, 1.0, sin)
-    a = np.where(near, 1.0 - w, np.sin((1.0 - w) * angle) / safe)
-    b = np.where(near, w, np.sin(w * angle) / safe)
-    q = a * q0 + b * q1
-    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+    # sin(w angle) / sin(angle) -> w as the angle -> 0 (the same rotation twice): the lerp there
+    inverse = np.where(sin > 1e-9, 1.0, 0.0) / np.where(sin > 1e-9, sin, 1.0)
+    w = np.asarray(w, dtype=float)[..., None]
+    same = inverse == 0.0
+    a = np.where(same, 1.0 - w, np.sin((1.0 - w) * angle) * inverse)
+    b = np.where(same, w, np.sin(w * angle) * inverse)
+    return a * q0 + b * q1
 
 
 def quaternion_matrices(q):

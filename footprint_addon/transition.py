@@ -90,6 +90,9 @@ def find_strips(rig, first, second):
     anim = rig.animation_data
     if anim is not None and anim.use_tweak_mode:
         raise TransitionError(f"rig {rig.name!r} is in NLA tweak mode: leave it (Tab in the NLA editor) first")
+    if anim is not None and anim.action is not None:  # it plays over every strip, the transition's too
+        raise TransitionError(f"rig {rig.name!r} has action {anim.action.name!r} on top of its NLA strips: push it "
+                              f"down into a strip or unlink it first")
     for name in (first, second):
         if name not in strips:
             ours = anim is not None and any(s.name == name and is_transition(s) for t in anim.nla_tracks
@@ -230,9 +233,8 @@ class _Snapshot:
         world = np.array(evaluated.matrix_world, dtype=float)
         bones = evaluated.pose.bones
         legs, upper = segments
-        (leg_proximal, leg_distal), (up_proximal, up_distal) = _ends(evaluated, world, legs), _ends(evaluated, world,
-                                                                                                    upper)
-        centres, _masses = solver.segment_centres([k for k, _p, _d in upper], up_proximal, up_distal)
+        leg_proximal, leg_distal = _ends(evaluated, world, legs)
+        centres, _masses = solver.segment_centres([k for k, _p, _d in upper], *_ends(evaluated, world, upper))
         # legs are [thigh L, thigh R, leg L, leg R, foot L, foot R]: hips, knees, ankles, toe tips
         self.pose = solver.Pose(
             torso=_rigid(world @ np.array(bones[binding.body].matrix)),
@@ -282,15 +284,9 @@ def make_transition(context, rig, first, second):
     for name in driven:
         animated.setdefault(name, set()).update({"location", "rotation"})
     segments = _segments(rig, binding)
-    scene = context.scene
-    current, subframe = scene.frame_current, scene.frame_subframe
-    try:
-        start = _Snapshot(_evaluated_at(context, rig, a.frame_end), binding, segments, animated, driven)
-        end = _Snapshot(_evaluated_at(context, rig, b.frame_start), binding, segments, animated, driven)
-    finally:
-        scene.frame_set(current, subframe=subframe)
-    rate = scene_clock.fps(scene)
+    start, end = _read_ends(context, rig, (a.frame_end, b.frame_start), binding, segments, animated, driven)
     _check_legs(rig, binding, start, end, a, b)
+    rate = scene_clock.fps(context.scene)
     body = solver.Body(solver.segment_masses([kind for kind, _p, _d in segments[1]]),
                        _rest_lengths(rig, segments[0], "thigh"), _rest_lengths(rig, segments[0], "leg"))
     duration = (b.frame_start - a.frame_end) / rate
@@ -311,10 +307,23 @@ def make_transition(context, rig, first, second):
     return strip, motion
 
 
+def _read_ends(context, rig, frames, binding, segments, animated, driven):
+    """Snapshots of the evaluated rig at the two frames (the first strip's last, the second's first); the
+    scene's frame is put back."""
+    scene = context.scene
+    current, subframe = scene.frame_current, scene.frame_subframe
+    try:
+        return [_Snapshot(_evaluated_at(context, rig, frame), binding, segments, animated, driven) for frame in frames]
+    finally:
+        scene.frame_set(current, subframe=subframe)
+
+
 def _check_legs(rig, binding, start, end, a, b):
-    """Both legs on IK at both ends (the binding's switches), or the feet would not follow their controls."""
+    """Both legs on IK at both ends, or the feet would not follow their controls: the binding's leg switches
+    (Rigify's on thigh_parent.L/R, Auto-Rig Pro's on the foot controls; the arms' are the strips' business)."""
+    feet = set(binding.feet.values())
     for (bone, prop), value in binding.switches.items():
-        if not bone.startswith("thigh"):
+        if bone not in feet and not bone.startswith("thigh_parent"):
             continue
         for snapshot, strip, when in ((start, a, "last"), (end, b, "first")):
             got = snapshot.props.get((bone, prop), rig.pose.bones[bone].get(prop))  # animated, else as set
@@ -456,25 +465,24 @@ def _rotation_channels(pose_bone, quaternion):
 
 
 def _place(rig, writer, a, b, frames, view_layer):
-    """Put the action in a strip filling the gap frames: first the tool's earlier transitions in this gap go
-    (their actions too, when nothing else uses them), then the strip goes on the track one of them was on,
-    else on a track of the tool's transitions with room, else on a new track on top. Replace, no
+    """Put the action in a strip on the gap's frames: the tool's earlier transitions in this gap go (their
+    actions too, when nothing else uses them); the strip goes on the track one of them was on, else on a
+    track of the tool's transitions, else on a new track on top, the first of these with room. Replace, no
     extrapolation: outside its frames it changes nothing."""
     anim = rig.animation_data
-    home = None
+    first, last = float(frames[0]), float(frames[-1])
+    homes = []
     for track in anim.nla_tracks:
         for strip in list(track.strips):
             if is_transition(strip) and strip.frame_start < b.frame_start and strip.frame_end > a.frame_end:
-                home = home or track
+                homes.append(track)
                 action = strip.action
                 track.strips.remove(strip)
                 if action.users == 0:
                     bpy.data.actions.remove(action)
-    first, last = float(frames[0]), float(frames[-1])
-    if home is None:
-        home = next((t for t in anim.nla_tracks
-                     if any(is_transition(s) for s in t.strips)
-                     and not any(s.frame_start <= last and s.frame_end >= first for s in t.strips)), None)
+    homes += [t for t in anim.nla_tracks if any(is_transition(s) for s in t.strips)]
+    home = next((t for t in homes if not any(s.frame_start <= last and s.frame_end >= first for s in t.strips)),
+                None)
     if home is None:
         home = anim.nla_tracks.new()
         home.name = TRACK_NAME
@@ -482,7 +490,8 @@ def _place(rig, writer, a, b, frames, view_layer):
     if writer.slot is not None:
         view_layer.update()  # Blender 5.0.1 crashes assigning a slot to a never-evaluated armature
         strip.action_slot = writer.slot
-    strip.frame_end = last if last > first else first + 1e-3  # a one-frame gap: a strip needs a length
+    if last == first:  # one key: Blender gives the strip a frame's length, which would reach the second strip
+        strip.frame_end = first + 1e-3
     strip.blend_type = "REPLACE"
     strip.extrapolation = "NOTHING"
     return strip

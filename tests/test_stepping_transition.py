@@ -240,29 +240,46 @@ def test_one_foot_steps_and_the_other_stays(addon, rigify_blend):
     assert np.linalg.norm(feet[-1, 2:, :, :2] - feet[0, 2:, :, :2], axis=-1).min() > 0.29  # the right one stepped
 
 
-def test_running_again_replaces_its_own_strip(addon, strips_blend):
+def test_running_again_replaces_its_own_strip_and_undo_takes_it_back(addon, strips_blend):
     """The operator with no strips named takes the two around the current frame; again, it replaces the
-    transition it made (one strip, one action), leaving the clips."""
+    transition it made (one strip, one action), leaving the clips; undo takes it all back."""
     transition = _module(addon, "footprint_addon.transition")
     bpy.ops.wm.open_mainfile(filepath=strips_blend)
-    rig = bpy.data.objects["rig"]
-    bpy.context.view_layer.objects.active = rig
+    bpy.context.view_layer.objects.active = bpy.data.objects["rig"]
     bpy.context.scene.frame_set(30)
+    bpy.ops.ed.undo_push(message="before")  # Blender-as-a-module pushes no undo step itself: as the UI would
+    before = _nla_state(bpy.data.objects["rig"])
     for _ in range(2):
         assert bpy.ops.footprint.transition_between_strips() == {"FINISHED"}
+    rig = bpy.data.objects["rig"]
     made = [(t.name, s.name) for t in rig.animation_data.nla_tracks for s in t.strips if transition.is_transition(s)]
     assert len(made) == 1
     assert len([a for a in bpy.data.actions if transition.TRANSITION_KEY in a]) == 1
     assert [s.name for s in rig.animation_data.nla_tracks["Clips"].strips] == ["A", "B"]
     assert bpy.context.scene.frame_current == 30
+    bpy.ops.ed.undo_push(message="transition")
+    bpy.ops.ed.undo()
+    assert _nla_state(bpy.data.objects["rig"]) == before
 
 
-@pytest.mark.parametrize("case", ["overlap", "unknown strip", "no legs"])
+@pytest.mark.parametrize("case", ["overlap", "unknown strip", "no legs", "leg on FK", "rig object moved",
+                                  "action on top"])
 def test_bad_input_is_refused_and_changes_nothing(addon, strips_blend, case):
     bpy.ops.wm.open_mainfile(filepath=strips_blend)
     rig = bpy.data.objects["rig"]
     first, second, named = "A", "B", None
-    if case == "overlap":  # B moved onto another track, starting inside A
+    fcurves = _module(addon, "footprint_addon.animation").action_fcurves(bpy.data.actions["Stand there"])
+    if case == "leg on FK":  # B's left leg switched to FK
+        for key in fcurves.find('pose.bones["thigh_parent.L"]["IK_FK"]').keyframe_points:
+            key.co[1] = 1.0
+        named = "thigh_parent.L"
+    elif case == "rig object moved":  # B moves the armature object itself
+        fcurves.new("location", index=0).keyframe_points.insert(1.0, 0.5)
+        named = "'B'"
+    elif case == "action on top":
+        rig.animation_data.action = bpy.data.actions["Stand here"]
+        named = "'Stand here'"
+    elif case == "overlap":  # B moved onto another track, starting inside A
         strip = rig.animation_data.nla_tracks["Clips"].strips["B"]
         track = rig.animation_data.nla_tracks.new()
         moved = track.strips.new("B2", 10, strip.action)

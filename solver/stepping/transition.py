@@ -195,9 +195,8 @@ def _rigid(rotation, position):
 
 
 def _local(frame, points):
-    """Points (..., 3) in the frame (4, 4) of a rigid transform."""
-    return (points - frame[..., None, :3, 3]) @ frame[..., :3, :3] if np.ndim(points) > 1 else \
-        frame[:3, :3].T @ (points - frame[:3, 3])
+    """Points (..., 3) in the frame of a rigid transform (4, 4)."""
+    return (points - frame[:3, 3]) @ frame[:3, :3]
 
 
 def _headings(pose):
@@ -244,8 +243,11 @@ def step_order(start, end, moving):
 
 
 def _stance_heading(pose):
-    h = _headings(pose)
-    return math.atan2(np.sin(h).sum(), np.cos(h).sum())
+    return _mean_angle(_headings(pose))
+
+
+def _mean_angle(angles):
+    return math.atan2(np.sin(angles).sum(), np.cos(angles).sum())
 
 
 def _rotation_z(angle):
@@ -282,10 +284,9 @@ def _plan(start, end, duration, com_a, com_b):
     for k, foot in enumerate(order):
         support = 1 - foot
         middles[foot], headings[foot] = _sole(end)[foot], _headings(end)[foot]
-        stance_heading = math.atan2(np.sin(headings).sum(), np.cos(headings).sum())
         last = k == len(order) - 1
-        after = com_b[:2] if last else _stance_com(start, end, (k + 1) / len(order), middles, stance_heading,
-                                                   com_a, com_b)
+        after = com_b[:2] if last else _stance_com(start, end, (k + 1) / len(order), middles,
+                                                   _mean_angle(headings), com_a, com_b)
         t0 = k * span
         times = (t0, t0 + PUSH_OFF * span, t0 + (PUSH_OFF + SWING) * span, t0 + span)
         path = np.array([com, middles[support][:2], after])

@@ -4,9 +4,10 @@ import bpy
 
 import os
 
-from . import body_settings, cli, live, operators, properties, running_settings, ui
+from . import body_settings, cli, live, operators, planning_settings, properties, running_settings, ui
 
-classes = running_settings.classes + body_settings.classes + properties.classes + operators.classes + ui.classes
+classes = (running_settings.classes + body_settings.classes + properties.classes + planning_settings.classes
+           + operators.classes + ui.classes)
 # The extension root: Blender looks for presets/<subdir> below each registered preset path.
 PRESET_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -15,6 +16,7 @@ def register():
     for cls in classes:
         bpy.utils.register_class(cls)
     properties.attach()
+    planning_settings.attach()
     ui.register()
     operators.scrub.register_keymap()
     live.register()
@@ -28,6 +30,7 @@ def unregister():
     live.unregister()
     operators.scrub.unregister_keymap()
     ui.unregister()
+    planning_settings.detach()
     properties.detach()
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)

@@ -1,6 +1,6 @@
 """Generating a track along a curve object: a biped's steps (vdP97 §2.1, Fig. 4) with automatic timing (§4.1,
 Fig. 12), or a quadruped's gait at a speed (Torkos 1998 §3.4: footprints along a path), jumping the gaps and
-obstacles its terrain meshes have on the way."""
+obstacles its terrain meshes have on the way; the path bent around an obstacles collection's objects (issue 20)."""
 
 import bpy
 import numpy as np
@@ -9,7 +9,8 @@ from mathutils import geometry
 
 from ...solver import footpath, running
 from ...solver.character import preset
-from ...solver.errors import FootprintError, PathError
+from ...solver.errors import FootprintError, PathError, PlanningError
+from ...solver.planning.obstacles import bend_path, foot_outline, path_clearance
 from ...solver.quadruped import gait_track, gaits, jumps as jumps_module
 from ...solver.quadruped.ground import PathGround, Polyline
 from ...solver.terrain import FlatTerrain
@@ -19,6 +20,7 @@ from .. import scene_io
 from ..properties import GAIT_ITEMS, PRESET_ITEMS
 from ..terrain import TerrainProbe, terrain_objects
 from .common import USER_ERRORS
+from .planning_ops import obstacles_of
 
 BEZIER_RESOLUTION = 64  # polyline points per Bezier segment; tangents are interpolated between them
 TREAD_REACH = 0.45  # steps: how far a footprint may move onto a tread (under half: the order stays)
@@ -126,6 +128,9 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
                                        description="Collection of terrain meshes; empty, with no terrain either: "
                                                    "the active track's")
     start_time: FloatProperty(name="Start Time", default=0.0, description="Contact time of the first footprint")
+    obstacles: StringProperty(name="Obstacles",
+                              description="Collection of obstacles (walls, posts, furniture): the curve's path bent "
+                                          "around them, the feet kept off them and the body clear; empty: none")
     # Quadrupeds (dog, cat, horse): a gait at a speed instead of steps
     quadruped_gait: EnumProperty(name="Gait", items=QUADRUPED_GAIT_ITEMS, default="auto",
                                  description="Quadruped: the footfall pattern; Auto picks it from the speed, so a "
@@ -193,6 +198,7 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
         layout.prop(self, "new_track")
         layout.prop_search(self, "terrain", bpy.data, "objects")
         layout.prop_search(self, "terrain_collection", bpy.data, "collections")
+        layout.prop_search(self, "obstacles", bpy.data, "collections")
         layout.prop(self, "start_time")
 
     def execute(self, context):
@@ -217,6 +223,10 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
         if not self.new_track and old is None:
             self.report({"ERROR"}, "No active footprint track to replace")
             return {"CANCELLED"}
+        around = bpy.data.collections.get(self.obstacles) if self.obstacles else None
+        if self.obstacles and around is None:
+            self.report({"ERROR"}, f"Obstacles collection {self.obstacles!r} is not in this file")
+            return {"CANCELLED"}
         depsgraph = context.evaluated_depsgraph_get()
         character = preset(self.character)
         if character.is_quadruped:
@@ -227,7 +237,7 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
                                        "and a Speed)")
                 return {"CANCELLED"}
             try:
-                track, tilt, summary = self._quadruped(curve, depsgraph, character, terrain, ground)
+                track, tilt, summary = self._quadruped(curve, depsgraph, character, terrain, ground, around)
             except USER_ERRORS as exc:
                 self.report({"ERROR"}, f"Curve {curve.name!r}: {exc}")
                 return {"CANCELLED"}
@@ -237,6 +247,9 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
         try:
             stride = running.natural(self.speed_kmh) if self.runner else None
             points, corners = curve_polyline(curve, depsgraph)
+            bent, obstacles = bent_around(points, around, depsgraph, character)
+            corners = corners or not np.array_equal(bent, points)  # a detour's corners: the feet turn at them
+            points = bent
             step = stride.step_length if stride else self.step_length
             path = footpath.Path(points, step if corners else None)
             if stride:  # B&C 1996 eqs. 1-6: step lengths and times from the running parameters
@@ -270,6 +283,7 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
                 )
             track = make_track(feet, positions, headings, contact, liftoff, character=self.character)
             validate(track, allowed_feet=character.feet)
+            feet_off(track, obstacles, character)
             tilt = None
             if probe is not None:
                 labels = [f"step {i} ({f})" for i, f in enumerate(feet)]
@@ -301,11 +315,14 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
             settings.terrain, settings.terrain_collection = terrain, ground
         return coll, scene_io.write_track(coll, track, tilt=tilt)
 
-    def _quadruped(self, curve, depsgraph, character, terrain, ground):
-        """A quadruped's gait along the curve (the path of its body), on the terrain meshes and over the jumps
-        they need: (track, tilt or None, a summary for the report); FootprintError naming what is wrong."""
-        points, _corners = curve_polyline(curve, depsgraph)  # a Poly curve's vertices: the spline's points (Torkos
-        path = Polyline(points)  # §3.4 runs a Catmull-Rom spline through them)
+    def _quadruped(self, curve, depsgraph, character, terrain, ground, around):
+        """A quadruped's gait along the curve (the path of its body) bent around the obstacles, on the terrain
+        meshes and over the jumps they need: (track, tilt or None, a summary for the report); FootprintError
+        naming what is wrong."""
+        points, _corners = curve_polyline(curve, depsgraph)
+        points, obstacles = bent_around(points, around, depsgraph, character)
+        # A Poly curve's vertices: the spline's points (Torkos §3.4 runs a Catmull-Rom spline through them)
+        path = Polyline(points)
         objects = terrain_objects(terrain, ground)
         probe = TerrainProbe(objects, depsgraph) if objects else None
         h = character.leg_length_nominal
@@ -344,6 +361,7 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
                                      f"{self.speed:g} m/s ({gaits.stride_length(self.speed, h):.2f} m)")
             laid = lay_out(distance)
         track = validate(laid.track, allowed_feet=character.feet)
+        feet_off(track, obstacles, character)
         tilt = None
         if probe is not None:
             labels = [f"footprint {i} ({foot})" for i, foot in enumerate(track.feet)]
@@ -359,6 +377,31 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
             summary += "; " + ", ".join(f"{f.jump.name} {f.jump.start:.2f} m along: a {f.gait} flight of "
                                         f"{f.duration:.2f} s" for f in laid.flights)
         return track, tilt, summary
+
+
+def bent_around(points, collection, depsgraph, character):
+    """(points, obstacles): the curve's points (N, 3) bent around the collection's obstacles (those in the
+    body's height over the curve), keeping the body's path clearance from them (obstacles.bend_path), and the
+    solver's Obstacles; the points as they were and None without a collection or an obstacle in it."""
+    if collection is None:
+        return points, None
+    obstacles, _objects = obstacles_of(collection, depsgraph, character, points[:, 2].min(), points[:, 2].max())
+    if not len(obstacles):
+        return points, None
+    return bend_path(points, obstacles, path_clearance(character)), obstacles
+
+
+def feet_off(track, obstacles, character):
+    """PlanningError naming the first footprint whose sole (obstacles.foot_outline) is inside an obstacle."""
+    if obstacles is None:
+        return
+    soles = foot_outline(track.positions, track.headings, character)
+    inside = obstacles.inside(soles.reshape(-1, 2)).reshape(len(track), -1, len(obstacles)).any(axis=1)
+    on = np.flatnonzero(inside.any(axis=1))
+    if len(on):
+        k = int(on[0])
+        raise PlanningError(f"footprint {k} ({track.feet[k]}) stands on {obstacles.names[np.argmax(inside[k])]} "
+                            f"even with the path bent round it")
 
 
 BIPED_ONLY = ("runner", "run_start", "run_stop")  # options a quadruped refuses (its gait and speed are its own)

@@ -1,8 +1,8 @@
 """Panels (and, later, viewport overlays)."""
 
-from . import overlay, panels, stepping_panel
+from . import overlay, panels, planning_panel, stepping_panel
 
-classes = panels.classes + stepping_panel.classes
+classes = panels.classes + stepping_panel.classes + planning_panel.classes
 
 
 def register():

@@ -3,7 +3,8 @@
 import argparse
 import sys
 
-from . import bake_bench, live_bench, parallel_bench, quadruped_bench, running_bench, solver_bench, stepping_bench
+from . import (bake_bench, live_bench, parallel_bench, planning_bench, quadruped_bench, running_bench, solver_bench,
+               stepping_bench)
 
 
 def main(argv=None) -> int:
@@ -18,6 +19,7 @@ def main(argv=None) -> int:
     bake_bench.run()
     parallel_bench.run()
     quadruped_bench.run()
+    planning_bench.run()
     stepping_bench.run()
     return 0
 

@@ -48,7 +48,8 @@ def _standing_action(addon, rig, name, chest_sway, root=None, feet=None):
         rest = np.array(rig.data.bones["root"].matrix_local)
         basis = np.linalg.inv(rest) @ root @ rest
         quaternion = transforms.quaternion_from_matrix(basis[None, :3, :3])[0]
-        writer.write_transform('pose.bones["root"].', frames, np.tile(basis[:3, 3], (n, 1)), np.tile(quaternion, (n, 1)))
+        writer.write_transform('pose.bones["root"].', frames, np.tile(basis[:3, 3], (n, 1)),
+                               np.tile(quaternion, (n, 1)))
     for bone, offset in (feet or {}).items():
         rest = np.array(rig.data.bones[bone].matrix_local)
         location = rest[:3, :3].T @ np.asarray(offset)  # an armature-space move in the bone's own axes
@@ -240,6 +241,30 @@ def test_one_foot_steps_and_the_other_stays(addon, rigify_blend):
     assert np.linalg.norm(feet[-1, 2:, :, :2] - feet[0, 2:, :, :2], axis=-1).min() > 0.29  # the right one stepped
 
 
+def test_a_long_step_lowers_the_pelvis_rather_than_stretch_a_leg(addon, rigify_blend):
+    """B 0.9 m ahead: each step spans more than the legs reach standing tall. The pelvis goes down (WMZ §6)
+    and no evaluated leg gets longer than its thigh and shin; the feet still land on B's."""
+    transition = _module(addon, "footprint_addon.transition")
+    bpy.ops.wm.open_mainfile(filepath=rigify_blend)
+    rig = bpy.data.objects["rig"]
+    ahead = np.eye(4)
+    ahead[1, 3] = -0.9  # the rig faces -Y
+    _strips(addon, rig, _standing_action(addon, rig, "Far ahead", -0.1, root=ahead))
+    _strip, motion = transition.make_transition(bpy.context, rig, "A", "B")
+    assert motion.lowered.max() > 0.05
+    legs = {side: sum(rig.data.bones[name].length for name in (f"DEF-thigh.{side}", f"DEF-thigh.{side}.001",
+                                                               f"DEF-shin.{side}", f"DEF-shin.{side}.001"))
+            for side in "LR"}  # Rigify splits each in two
+    for frame in range(FIRST_GAP, LAST_GAP + 1):
+        bpy.context.scene.frame_set(frame)
+        bones = rig.evaluated_get(bpy.context.evaluated_depsgraph_get()).pose.bones
+        for side, length in legs.items():
+            reach = np.linalg.norm(np.array(bones[f"DEF-foot.{side}"].head) - np.array(bones[f"DEF-thigh.{side}"].head))
+            assert reach < length + 1e-4, (frame, side)
+    feet = _foot_points(rig, (LAST_GAP, B_START))
+    assert np.abs(feet[0] - feet[1]).max() < 1e-3
+
+
 def test_running_again_replaces_its_own_strip_and_undo_takes_it_back(addon, strips_blend):
     """The operator with no strips named takes the two around the current frame; again, it replaces the
     transition it made (one strip, one action), leaving the clips; undo takes it all back."""
@@ -346,7 +371,8 @@ def test_renders_mid_transition_side_and_front(addon, strips_blend, tmp_path):
     scene.frame_set(frame)
     pelvis = demo.pelvis_position(rig)
     target = np.array([pelvis[0], pelvis[1], 0.95])
-    shots = [(frame, target + 20.0 * np.array(direction), target) for direction in ((1.0, 0.0, 0.05), (0.0, -1.0, 0.05))]
+    sides = ((1.0, 0.0, 0.05), (0.0, -1.0, 0.05))  # its left side (it faces -Y) and its front
+    shots = [(frame, target + 20.0 * np.array(direction), target) for direction in sides]
     path = tmp_path / "mid-transition.png"
     demo.render_sheet(scene, cam, shots, str(path), 2, cell)
     image = bpy.data.images.load(str(path))

@@ -2,6 +2,7 @@
 next in a transition strip made in the gap between them."""
 
 import bpy
+import numpy as np
 from bpy.props import StringProperty
 
 from .. import transition
@@ -9,6 +10,7 @@ from ..rigs import MissingBonesError
 from .common import USER_ERRORS
 
 TRANSITION_ERRORS = USER_ERRORS + (MissingBonesError,)
+OFF_PATH = 0.01  # m: a solve whose centre of mass strays further from its path is reported as a warning
 
 
 def _strip_names(self, context, text):
@@ -61,9 +63,16 @@ class FOOTPRINT_OT_transition_between_strips(bpy.types.Operator):
             return {"CANCELLED"}
         feet = [transition.FEET[step.foot] for step in motion.steps if step.foot >= 0]
         stepping = f"steps with {', then '.join(feet)}" if feet else "shifts its weight (no foot has to move)"
-        self.report({"INFO"}, f"{rig.name} {stepping} from {first!r} to {second!r}: strip {strip.name!r}, frames "
-                              f"{strip.frame_start:.0f}-{strip.frame_end:.0f}; pelvis lowered at most "
-                              f"{100 * motion.lowered.max(initial=0.0):.1f} cm")
+        message = (f"{rig.name} {stepping} from {first!r} to {second!r}: strip {strip.name!r}, frames "
+                   f"{strip.frame_start:.0f}-{strip.frame_end:.0f}; pelvis lowered at most "
+                   f"{100 * motion.lowered.max(initial=0.0):.1f} cm")
+        off = np.linalg.norm(motion.com[:, :2] - motion.com_target, axis=1).max(initial=0.0)
+        if off > OFF_PATH:
+            self.report({"WARNING"}, f"{message}. The legs cannot carry the body's centre of mass onto its path "
+                                     f"(up to {100 * off:.1f} cm off): the strips' stances are too far apart for "
+                                     f"one step each")
+        else:
+            self.report({"INFO"}, message)
         return {"FINISHED"}
 
 

@@ -99,8 +99,8 @@ class Step:
 @dataclass(frozen=True)
 class Transition:
     """Per frame (times t, seconds from the first clip's end): the blend's weight, the pelvis control's and
-    the feet's world transforms, the COM's place on its path (target) and the body's (model), how far the
-    pelvis was lowered to keep the legs within reach, and the support foot (-1: both down)."""
+    the feet's world transforms, the COM's place on its path (target) and the body's (model: off the target
+    only where the legs cannot reach it), and how far the pelvis was lowered to keep the legs within reach."""
 
     times: np.ndarray  # (F,)
     weight: np.ndarray  # (F,)
@@ -109,9 +109,7 @@ class Transition:
     com_target: np.ndarray  # (F, 2)
     com: np.ndarray  # (F, 3)
     lowered: np.ndarray  # (F,)
-    support: np.ndarray  # (F,)
     steps: tuple
-    iterations: int
 
 
 def segment_centres(kinds, proximal, distal):
@@ -404,9 +402,8 @@ def pose_com(pose, body):
 
 
 def _com_targets(steps, times):
-    """The projected COM's place (F, 2) on its Bezier at Fig. 2's speed, and the support foot (F,)."""
+    """The projected COM's place (F, 2) on its Bezier at Fig. 2's speed."""
     target = np.zeros((len(times), 2))
-    support = np.full(len(times), -1)
     for i, step in enumerate(steps):
         t0, t1, t2, t3 = step.times
         inside = (times >= t0) & ((times < t3) | (i == len(steps) - 1))
@@ -417,8 +414,7 @@ def _com_targets(steps, times):
         s, _v = com_progress(times[inside], distance, t0, t1, t2, t3, free_fall_slope(step.lean))
         points, _tangent = bezier_at_distance(start, pivot, end, s)
         target[inside] = points[:, :2]
-        support[inside] = step.support
-    return target, support
+    return target
 
 
 def _horizontal(path):
@@ -430,7 +426,8 @@ def _lean(path, height):
     """theta of Fig. 2's m2 = g sin(theta): the support leg's lean off vertical as the free fall begins,
     taken where the COM is halfway along its path, height above the support foot."""
     start, pivot, end = _horizontal(path)
-    halfway, _tangent = bezier_at_distance(start, pivot, end, np.array([0.5 * bezier_arc_length(start, pivot, end)[1][-1]]))
+    length = bezier_arc_length(start, pivot, end)[1][-1]
+    halfway, _tangent = bezier_at_distance(start, pivot, end, np.array([0.5 * length]))
     return math.atan2(float(np.linalg.norm(halfway[0] - pivot)), max(float(height), 1e-3))
 
 
@@ -456,26 +453,24 @@ def solve(start, end, body, duration, times):
     upper = _lerp(_local(start.torso, start.upper)[None], _local(end.torso, end.upper)[None], w)
     height = _lerp(start.torso[2, 3], end.torso[2, 3], weight)
     model = _Model(rotation, height, hips, upper, body.upper_mass, ankles, toes, bend, body, reach)
-    target, support = _com_targets(steps, times)
-    xy = _lerp(start.torso[:2, 3], end.torso[:2, 3], weight[:, None])
-    xy, iterations = _place_pelvis(model, xy, target)
+    target = _com_targets(steps, times)
+    xy = _place_pelvis(model, _lerp(start.torso[:2, 3], end.torso[:2, 3], weight[:, None]), target)
     com, head, lowered = model(xy)
-    return Transition(times, weight, _rigid(rotation, head), feet, target, com, lowered, support, steps, iterations)
+    return Transition(times, weight, _rigid(rotation, head), feet, target, com, lowered, steps)
 
 
 def _place_pelvis(model, xy, target):
     """Gauss-Newton on the pelvis control's horizontal place (F, 2) until every frame's projected COM is on
-    its target: the Jacobian by finite differences, all frames at once. Returns (xy, iterations)."""
+    its target (or MAX_ITERATIONS): the Jacobian by finite differences, all frames at once."""
     com = model(xy)[0][:, :2]
     jacobian = np.empty((len(xy), 2, 2))
     for k in range(2):
         moved = xy.copy()
         moved[:, k] += STEP_EPSILON
         jacobian[:, :, k] = (model(moved)[0][:, :2] - com) / STEP_EPSILON
-    for iteration in range(1, MAX_ITERATIONS + 1):
-        residual = com - target
-        xy = xy - np.linalg.solve(jacobian, residual[..., None])[..., 0]
+    for _ in range(MAX_ITERATIONS):
+        xy = xy - np.linalg.solve(jacobian, (com - target)[..., None])[..., 0]
         com = model(xy)[0][:, :2]
         if np.max(np.abs(com - target), initial=0.0) < COM_TOLERANCE:
-            return xy, iteration
-    return xy, MAX_ITERATIONS
+            break
+    return xy

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import footpath
+from .. import footpath, json_input
 from ..character import Character
-from ..errors import PlanningError
+from ..errors import PlanningError, TrackFormatError
 from ..timing import timing_for_sequence
-from ..track import make_track, validate
+from ..track import MAX_DISTANCE, make_track, validate
 
 BODY_RADIUS = 0.3  # l_nom: the body's radius in plan (0.26 m for the human: the shoulders are about 0.4 m
 # across, biacromial breadth, with room for the arms' swing)
@@ -33,6 +33,10 @@ SAMPLE_SPACING = 0.05  # metres between the path's samples tested against the ob
 INFLATE_DIRECTIONS = 16  # the disc of a clearance as a 16-gon circumscribing it (its edges at the clearance)
 DISC_TURN = 0.1  # radians
 _OUTSIDE = 1e-6  # relative: corners are put this much outside the polygons tested, so a route along an edge is free
+OBSTACLES_FORMAT = "footprint-obstacles"
+OBSTACLES_VERSION = 1
+MAX_OBSTACLES = 1000
+MAX_CORNERS = 1000  # per outline
 
 
 def body_radius(character: Character) -> float:
@@ -99,6 +103,46 @@ class Obstacles:
                 points[:, None, 0] - polygon[None, :, 0])
             out[:, k] = (cross > 0).all(axis=1)  # hulls are counter-clockwise
         return out
+
+
+def obstacles_from_json(data, source: str = "obstacles") -> Obstacles:
+    """A `footprint-obstacles` document (docs/stones-format.md): each obstacle's outline on the ground (its
+    corners [x, y] in plan; their convex hull is taken) and optional name; every field checked, the culprit named."""
+    if not isinstance(data, dict) or data.get("format") != OBSTACLES_FORMAT:
+        raise TrackFormatError(f'{source}: not a "{OBSTACLES_FORMAT}" document (its "format" must be '
+                               f'"{OBSTACLES_FORMAT}")')
+    if data.get("version") != OBSTACLES_VERSION:
+        raise TrackFormatError(f'{source}: "version" must be {OBSTACLES_VERSION}, not {data.get("version")!r}')
+    entries = data.get("obstacles")
+    if not isinstance(entries, list) or len(entries) > MAX_OBSTACLES:
+        raise TrackFormatError(f'{source}: "obstacles" must be a list of at most {MAX_OBSTACLES}')
+    polygons, names = [], []
+    for i, entry in enumerate(entries):
+        where = f"{source}: obstacles[{i}]"
+        outline = entry.get("outline") if isinstance(entry, dict) else None
+        if (not isinstance(outline, list) or not 3 <= len(outline) <= MAX_CORNERS
+                or not all(isinstance(p, list) and len(p) == 2 and all(isinstance(v, (int, float))
+                                                                       and not isinstance(v, bool) for v in p)
+                           for p in outline)):
+            raise TrackFormatError(f"{where}.outline must be 3 to {MAX_CORNERS} corners [x, y] (metres), not "
+                                   f"{outline!r}"[:200])
+        corners = np.array(outline, dtype=float)
+        if not np.isfinite(corners).all() or np.abs(corners).max() > MAX_DISTANCE:
+            raise TrackFormatError(f"{where}.outline holds a number that is NaN, infinite or beyond "
+                                   f"{MAX_DISTANCE:g} m")
+        name = entry.get("name", f"obstacle {i}")
+        if not isinstance(name, str) or not name or len(name) > 200:
+            raise TrackFormatError(f"{where}.name must be a non-empty string, not {name!r}"[:200])
+        try:
+            polygons.append(_convex_hull(corners))
+        except PlanningError as exc:
+            raise TrackFormatError(f"{where}.outline: {exc}") from None
+        names.append(name)
+    return Obstacles(tuple(polygons), tuple(names))
+
+
+def load_obstacles(path) -> Obstacles:
+    return obstacles_from_json(json_input.load(path, what="obstacles file"), str(path))
 
 
 def _convex_hull(points):

@@ -23,7 +23,7 @@ from .. import json_input
 from ..character import Character
 from ..errors import PlanningError, TrackFormatError
 from ..timing import LEAP_THRESHOLD, timing_for_sequence
-from .obstacles import body_radius, crossing
+from .obstacles import Obstacles, body_radius, crossing
 from ..track import MAX_DISTANCE, make_track, validate
 
 STONES_FORMAT = "footprint-stones"
@@ -240,16 +240,43 @@ def plan_crossing(ground, start, goal, character: Character, start_time: float =
     points, owner = np.concatenate([holds.points, ends]), np.concatenate([holds.surface, [first, last]])
     source, target = len(points) - 2, len(points) - 1
     reach = Reach.of(character)
-    steps = _steps(points, reach)
+    every_step = steps = _steps(points, reach)
     if obstacles is not None and len(obstacles):
         steps = _clear_of(steps, points, obstacles, character, ends)
     best, previous = _cheapest(len(points), *steps, source)
     if not np.isfinite(best[target]):
+        if steps is not every_step:
+            best, previous = _cheapest(len(points), *every_step, source)
+            if np.isfinite(best[target]):  # the ground reaches: the obstacles close the way
+                raise PlanningError(_closed_message(_route(previous, source, target), points, obstacles, character,
+                                                    ends))
         raise PlanningError(_gap_message(holds, first, last, reach, ends))
+    path = _route(previous, source, target)
+    return _track(points[path], owner[path], holds, character, start_time)
+
+
+def _route(previous, source, target):
+    """The footholds (indices) of the cheapest plan, from the source to the target."""
     path = [target]
-    while path[-1] != source:
+    while path[-1] != source:  # a step of the plan at a time
         path.append(int(previous[path[-1]]))
-    return _track(points[path[::-1]], owner[path[::-1]], holds, character, start_time)
+    return path[::-1]
+
+
+def _closed_message(route, points, obstacles, character, ends):
+    """Where no plan keeps clear of the obstacles but one exists without them: the obstacles in that plan's way
+    (a foothold within half a foot of one, or a step's line within the body's radius)."""
+    near = obstacles.distance(points[route, :2])
+    blocking = set(near[1][near[0] < 0.5 * character.foot_length])
+    inflated = obstacles.inflated(body_radius(character))
+    a, b = points[route[:-1], :2], points[route[1:], :2]
+    for k in range(len(obstacles)):  # a handful of obstacles
+        if crossing(a, b, Obstacles((inflated.polygons[k],))).any():
+            blocking.add(k)
+    names = ", ".join(obstacles.names[k] for k in sorted(blocking))
+    return (f"no crossing from ({ends[0, 0]:.2f}, {ends[0, 1]:.2f}) to ({ends[1, 0]:.2f}, {ends[1, 1]:.2f}) keeps "
+            f"clear of the obstacles: {names} close{'s' if len(blocking) == 1 else ''} the way (the feet keep "
+            f"{0.5 * character.foot_length:.2f} m from obstacles, the body {body_radius(character):.2f} m)")
 
 
 def _gap_message(holds: Footholds, first: int, last: int, reach: Reach, ends):

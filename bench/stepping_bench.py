@@ -48,7 +48,8 @@ def _bones(count, seed=0):
 
 
 def ms_per_step(bones, repeats):
-    """The median time (ms) of one step's transition solved and its bones blended, over FRAMES frames."""
+    """The median and the shortest time (ms) of one step's transition solved and its bones blended, over
+    FRAMES frames (on a shared machine, other work only ever adds to the shortest)."""
     kinds = ("trunk", "head_neck", "upper_arm", "upper_arm", "forearm", "forearm", "hand", "hand")
     body = transition.Body(transition.segment_masses(kinds), np.full(2, 0.43), np.full(2, 0.44))
     start, end = standing(), standing((0.0, 0.3))
@@ -62,15 +63,16 @@ def ms_per_step(bones, repeats):
         transition.blend_bases(location, quaternion, scale, motion.weight)
         measured.append(time.perf_counter() - began)
     assert len(motion.steps) == 1
-    return 1e3 * statistics.median(measured)
+    return 1e3 * statistics.median(measured), 1e3 * min(measured)
 
 
 def run(repeats=50):
     import bpy  # noqa: F401  (as in Blender and every command line call)
 
     for bones in (CONTROLS, POSE_BONES):
-        print(f"transition, one step over {FRAMES} frames, {bones} bones blended: {ms_per_step(bones, repeats):.2f} "
-              f"ms per step (target: under 10)")
+        median, shortest = ms_per_step(bones, repeats)
+        print(f"transition, one step over {FRAMES} frames, {bones} bones blended: {median:.2f} ms per step "
+              f"(shortest {shortest:.2f}; target: under 10)")
 
 
 if __name__ == "__main__":

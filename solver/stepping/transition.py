@@ -156,9 +156,9 @@ def slerp(q0, q1, w):
     inverse = np.where(sin > 1e-9, 1.0, 0.0) / np.where(sin > 1e-9, sin, 1.0)
     w = np.asarray(w, dtype=float)[..., None]
     same = inverse == 0.0
-    a = np.where(same, 1.0 - w, np.sin((1.0 - w) * angle) * inverse)
-    b = np.where(same, w, np.sin(w * angle) * inverse)
-    return a * q0 + b * q1
+    q = np.where(same, 1.0 - w, np.sin((1.0 - w) * angle) * inverse) * q0
+    q += np.where(same, w, np.sin(w * angle) * inverse) * q1
+    return q
 
 
 def quaternion_matrices(q):
@@ -182,8 +182,8 @@ def blend_bases(location, quaternion, scale, weight):
     (2, B, 3) at the two poses -> each (F, B, .) at the weights (F,): rotations slerped, the rest lerped."""
     w = np.asarray(weight, dtype=float)[:, None, None]
     location, scale = np.asarray(location, dtype=float), np.asarray(scale, dtype=float)
-    q = slerp(quaternion[0][None], quaternion[1][None], np.broadcast_to(w[..., 0], (len(w), quaternion.shape[1])))
-    return location[0] + w * (location[1] - location[0]), q, scale[0] + w * (scale[1] - scale[0])
+    q = slerp(quaternion[0][None], quaternion[1][None], w[..., 0])
+    return _lerp(location[0], location[1], w), q, _lerp(scale[0], scale[1], w)
 
 
 def _rigid(rotation, position):
@@ -350,13 +350,13 @@ def knee_positions(hips, ankles, thigh, shin, bend):
     """Two-bone IK (..., 2, 3): the knee of a thigh and shin (2,) from the hip to the ankle, bent towards
     bend (..., 2, 3); a leg too short for the distance is straight towards the ankle."""
     axis = ankles - hips
-    d = np.linalg.norm(axis, axis=-1, keepdims=True)
+    d = np.sqrt(np.sum(axis * axis, axis=-1, keepdims=True))
     axis = axis / np.maximum(d, 1e-9)
     d = np.clip(d, np.abs(thigh - shin)[:, None] + 1e-9, (thigh + shin)[:, None])
     along = (thigh[:, None] ** 2 - shin[:, None] ** 2 + d * d) / (2.0 * d)
     height = np.sqrt(np.maximum(thigh[:, None] ** 2 - along * along, 0.0))
     off = bend - np.sum(bend * axis, axis=-1, keepdims=True) * axis
-    off /= np.maximum(np.linalg.norm(off, axis=-1, keepdims=True), 1e-9)
+    off /= np.maximum(np.sqrt(np.sum(off * off, axis=-1, keepdims=True)), 1e-9)
     return hips + along * axis + height * off
 
 
@@ -377,18 +377,18 @@ class _Model:
         self.total = self.upper_mass + 2.0 * (thigh[0] + leg[0] + foot[0])
 
     def __call__(self, xy):
-        """(COM (F, 3), pelvis control head (F, 3), how far it was lowered (F,))."""
-        hips_xy = xy[:, None, :] + self.hip_offsets[..., :2]
-        across = np.linalg.norm(hips_xy - self.ankles[..., :2], axis=-1)
-        highest = self.ankles[..., 2] + np.sqrt(np.maximum(self.reach ** 2 - across ** 2, 0.0))
-        z = np.minimum(self.height, np.min(highest - self.hip_offsets[..., 2], axis=1))
-        head = np.column_stack([xy, z])
-        hips = head[:, None, :] + self.hip_offsets
+        """(COM (..., F, 3), pelvis control head (..., F, 3), how far it was lowered (..., F)) at the pelvis
+        control's horizontal places xy (..., F, 2): any leading axes, to try several places at once."""
+        across = xy[..., None, :] + self.hip_offsets[..., :2] - self.ankles[..., :2]  # (..., F, 2, 2)
+        highest = self.ankles[..., 2] + np.sqrt(np.maximum(self.reach ** 2 - np.sum(across * across, axis=-1), 0.0))
+        z = np.minimum(self.height, np.min(highest - self.hip_offsets[..., 2], axis=-1))
+        head = np.concatenate([xy, z[..., None]], axis=-1)
+        hips = head[..., None, :] + self.hip_offsets
         knees = knee_positions(hips, self.ankles, self.body.thigh, self.body.shin, self.bend)
         m_thigh, m_leg, _m_foot = self.leg_masses
         c_thigh, c_leg = SEGMENTS["thigh"][1], SEGMENTS["leg"][1]
         legs = (m_thigh * _lerp(hips, knees, c_thigh) + m_leg * _lerp(knees, self.ankles, c_leg)
-                + self.feet).sum(axis=1)
+                + self.feet).sum(axis=-2)
         com = (self.upper_mass * head + self.upper + legs) / self.total
         return com, head, self.height - z
 
@@ -461,13 +461,12 @@ def solve(start, end, body, duration, times):
 
 def _place_pelvis(model, xy, target):
     """Gauss-Newton on the pelvis control's horizontal place (F, 2) until every frame's projected COM is on
-    its target (or MAX_ITERATIONS): the Jacobian by finite differences, all frames at once."""
-    com = model(xy)[0][:, :2]
-    jacobian = np.empty((len(xy), 2, 2))
-    for k in range(2):
-        moved = xy.copy()
-        moved[:, k] += STEP_EPSILON
-        jacobian[:, :, k] = (model(moved)[0][:, :2] - com) / STEP_EPSILON
+    its target (or MAX_ITERATIONS): the Jacobian by finite differences (the places tried in one call of the
+    model), all frames at once."""
+    tried = np.stack([xy, xy + [STEP_EPSILON, 0.0], xy + [0.0, STEP_EPSILON]])
+    com = model(tried)[0][..., :2]
+    jacobian = np.stack([com[1] - com[0], com[2] - com[0]], axis=-1) / STEP_EPSILON  # (F, 2, 2)
+    com = com[0]
     for _ in range(MAX_ITERATIONS):
         xy = xy - np.linalg.solve(jacobian, (com - target)[..., None])[..., 0]
         com = model(xy)[0][:, :2]

@@ -195,10 +195,10 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
             layout.prop(self, "fill")
             if not self.fill:
                 layout.prop(self, "steps")
+            layout.prop_search(self, "obstacles", bpy.data, "collections")
         layout.prop(self, "new_track")
         layout.prop_search(self, "terrain", bpy.data, "objects")
         layout.prop_search(self, "terrain_collection", bpy.data, "collections")
-        layout.prop_search(self, "obstacles", bpy.data, "collections")
         layout.prop(self, "start_time")
 
     def execute(self, context):
@@ -237,7 +237,7 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
                                        "and a Speed)")
                 return {"CANCELLED"}
             try:
-                track, tilt, summary = self._quadruped(curve, depsgraph, character, terrain, ground, around)
+                track, tilt, summary = self._quadruped(curve, depsgraph, character, terrain, ground)
             except USER_ERRORS as exc:
                 self.report({"ERROR"}, f"Curve {curve.name!r}: {exc}")
                 return {"CANCELLED"}
@@ -315,14 +315,11 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
             settings.terrain, settings.terrain_collection = terrain, ground
         return coll, scene_io.write_track(coll, track, tilt=tilt)
 
-    def _quadruped(self, curve, depsgraph, character, terrain, ground, around):
-        """A quadruped's gait along the curve (the path of its body) bent around the obstacles, on the terrain
-        meshes and over the jumps they need: (track, tilt or None, a summary for the report); FootprintError
-        naming what is wrong."""
-        points, _corners = curve_polyline(curve, depsgraph)
-        points, obstacles = bent_around(points, around, depsgraph, character)
-        # A Poly curve's vertices: the spline's points (Torkos §3.4 runs a Catmull-Rom spline through them)
-        path = Polyline(points)
+    def _quadruped(self, curve, depsgraph, character, terrain, ground):
+        """A quadruped's gait along the curve (the path of its body), on the terrain meshes and over the jumps
+        they need: (track, tilt or None, a summary for the report); FootprintError naming what is wrong."""
+        points, _corners = curve_polyline(curve, depsgraph)  # a Poly curve's vertices: the spline's points (Torkos
+        path = Polyline(points)  # §3.4 runs a Catmull-Rom spline through them)
         objects = terrain_objects(terrain, ground)
         probe = TerrainProbe(objects, depsgraph) if objects else None
         h = character.leg_length_nominal
@@ -361,7 +358,6 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
                                      f"{self.speed:g} m/s ({gaits.stride_length(self.speed, h):.2f} m)")
             laid = lay_out(distance)
         track = validate(laid.track, allowed_feet=character.feet)
-        feet_off(track, obstacles, character)
         tilt = None
         if probe is not None:
             labels = [f"footprint {i} ({foot})" for i, foot in enumerate(track.feet)]
@@ -404,7 +400,8 @@ def feet_off(track, obstacles, character):
                             f"even with the path bent round it")
 
 
-BIPED_ONLY = ("runner", "run_start", "run_stop")  # options a quadruped refuses (its gait and speed are its own)
+BIPED_ONLY = ("runner", "run_start", "run_stop", "obstacles")  # options a quadruped refuses (its gait and speed
+# are its own; a path bent round obstacles turns at their corners, where a quadruped's long body swings wide of it)
 
 
 def _is_quadruped(name):

@@ -275,7 +275,7 @@ def _closed_message(route, points, obstacles, character, ends):
             blocking.add(k)
     names = ", ".join(obstacles.names[k] for k in sorted(blocking))
     return (f"no crossing from ({ends[0, 0]:.2f}, {ends[0, 1]:.2f}) to ({ends[1, 0]:.2f}, {ends[1, 1]:.2f}) keeps "
-            f"clear of the obstacles: {names} close{'s' if len(blocking) == 1 else ''} the way (the feet keep "
+            f"clear of the obstacles: {names} stand{'s' if len(blocking) == 1 else ''} in the way (the feet keep "
             f"{0.5 * character.foot_length:.2f} m from obstacles, the body {body_radius(character):.2f} m)")
 
 

@@ -265,6 +265,61 @@ def test_a_long_step_lowers_the_pelvis_rather_than_stretch_a_leg(addon, rigify_b
     assert np.abs(feet[0] - feet[1]).max() < 1e-3
 
 
+def _controls_moved(addon, rig, name, bones, move):
+    """An action over LENGTH frames keying the (parentless) bones where the world transform move puts them."""
+    transforms = _module(addon, "solver.transforms")
+    writer = _module(addon, "footprint_addon.animation").ChannelWriter(name, rig)
+    world = np.array(rig.matrix_world)
+    frames = np.arange(1, LENGTH + 1)
+    for bone in bones:
+        rest = np.array(rig.data.bones[bone].matrix_local)
+        basis = np.linalg.inv(rest) @ np.linalg.inv(world) @ move @ world @ rest
+        rotation = basis[:3, :3] / np.linalg.norm(basis[:3, :3], axis=0)
+        writer.write_transform(f'pose.bones["{bone}"].', frames, np.tile(basis[:3, 3], (LENGTH, 1)),
+                               np.tile(transforms.quaternion_from_matrix(rotation[None])[0], (LENGTH, 1)))
+    return writer
+
+
+def test_a_mixamo_rig_steps_too(addon, clean, tmp_path):
+    """A Mixamo character as the FBX importer brings it in (the object turned and scaled 0.01), set up with
+    Set up Leg IK: no Rigify bones (its upper body one mass on the hips). The same two steps: the support
+    foot planted, the stepping foot on B's, the COM on its path."""
+    import mixamo_rig
+
+    transition = _module(addon, "footprint_addon.transition")
+    rig = mixamo_rig.import_fbx(mixamo_rig.write_fbx(tmp_path / "mixamo.fbx"))
+    assert bpy.ops.footprint.setup_leg_ik(rig=rig.name) == {"FINISHED"}
+    controls = ("mixamorig:Hips", "FP-foot_ik.L", "FP-foot_ik.R")  # Set up Leg IK's body and foot controls
+    writers = [_controls_moved(addon, rig, name, controls, move)
+               for name, move in (("Here", np.eye(4)), ("There", _turned_and_moved()))]
+    track = rig.animation_data_create().nla_tracks.new()
+    strips = [track.strips.new(name, start, w.action) for name, start, w in (("A", 1, writers[0]),
+                                                                           ("B", B_START, writers[1]))]
+    if writers[0].slot is not None:
+        bpy.context.view_layer.update()
+        for strip, writer in zip(strips, writers):
+            strip.action_slot = writer.slot
+    _strip, motion = transition.make_transition(bpy.context, rig, "A", "B")
+    assert sorted(step.foot for step in motion.steps) == [0, 1]
+    frames = np.arange(LENGTH, B_START + 1)
+    feet = np.zeros((len(frames), 4, 3))  # ankles and toes, left and right
+    for i, frame in enumerate(frames):
+        bpy.context.scene.frame_set(int(frame))
+        evaluated = rig.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        world = np.array(evaluated.matrix_world)
+        feet[i] = [(world @ np.append(np.array(evaluated.pose.bones[f"mixamorig:{bone}"].head), 1.0))[:3]
+                   for bone in ("LeftFoot", "LeftToeBase", "RightFoot", "RightToeBase")]
+    seconds = (frames - LENGTH) / (bpy.context.scene.render.fps / bpy.context.scene.render.fps_base)
+    for step in motion.steps:
+        during = (seconds >= step.times[0] - 1e-9) & (seconds <= step.times[3] + 1e-9)
+        support = feet[during][:, 2 * step.support:2 * step.support + 2]
+        assert np.abs(support - support[0]).max() < 1e-3
+        landed = feet[(seconds >= step.times[2] - 1e-9) & during][:, 2 * step.foot:2 * step.foot + 2]
+        assert np.linalg.norm(landed - feet[-1, 2 * step.foot:2 * step.foot + 2], axis=-1).max() < 0.005
+    com = transition.evaluated_com(bpy.context, rig, np.arange(FIRST_GAP, LAST_GAP + 1))
+    assert np.linalg.norm(com[:, :2] - motion.com_target, axis=1).max() < 0.02
+
+
 def test_running_again_replaces_its_own_strip_and_undo_takes_it_back(addon, strips_blend):
     """The operator with no strips named takes the two around the current frame; again, it replaces the
     transition it made (one strip, one action), leaving the clips; undo takes it all back."""

@@ -42,7 +42,8 @@ class PlanningSettings(bpy.types.PropertyGroup):
                            description="How long the wanderer or the follower walks")
     seed: IntProperty(name="Seed", default=0, min=0, description="The wanderer's random turns: another seed, "
                                                                  "another walk")
-    slack: FloatProperty(name="Slack", default=0.1, soft_min=0.0, soft_max=0.5, precision=3, step=1, unit="TIME_ABSOLUTE",
+    slack: FloatProperty(name="Slack", default=0.1, soft_min=0.0, soft_max=0.5, precision=3, step=1,
+                         unit="TIME_ABSOLUTE",
                          description="Optimise Timing: how far each contact and lift-off may move, seconds")
     # The tracks each tool made last: running it again replaces their footprints, not other tracks'.
     crossing_track: PointerProperty(type=bpy.types.Collection, options={"HIDDEN"})

@@ -221,12 +221,6 @@ def _heights(collection, depsgraph, default):
     return float(heights.min()), float(heights.max())
 
 
-def leaps(track) -> int:
-    """How many footprints are landed on from a flight (every foot off the ground: vdP97 §4.1's leap)."""
-    order = np.argsort(track.contact, kind="stable")
-    return int((np.maximum.accumulate(track.liftoff[order])[:-1] < track.contact[order][1:]).sum())
-
-
 def _start(context, avoid=None):
     """Where a wanderer or follower starts, and its heading: the active empty (not a footprint, not `avoid`),
     else the 3D cursor."""
@@ -273,8 +267,9 @@ class FOOTPRINT_OT_plan_crossing(bpy.types.Operator):
             return {"CANCELLED"}
         coll = write_planned(context, "crossing_track", "Crossing", track, settings.character, settings.surfaces,
                              tilt)
-        self.report({"INFO"}, f"Plan Across Stones: {len(track)} footprints in {coll.name!r}, {leaps(track)} "
-                              f"leaps, {track.liftoff.max() - track.contact.min():.1f} s")
+        leaps = stones.leaps(track)
+        self.report({"INFO"}, f"Plan Across Stones: {len(track)} footprints in {coll.name!r}, {leaps} "
+                              f"leap{'s' if leaps != 1 else ''}, {track.liftoff.max() - track.contact.min():.1f} s")
         return {"FINISHED"}
 
 

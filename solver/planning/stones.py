@@ -279,6 +279,13 @@ def _closed_message(route, points, obstacles, character, ends):
             f"{0.5 * character.foot_length:.2f} m from obstacles, the body {body_radius(character):.2f} m)")
 
 
+def leaps(track) -> int:
+    """How many of a track's footprints are landed on from a flight (every foot off the ground: vdP97 §4.1's
+    leap)."""
+    order = np.argsort(track.contact, kind="stable")
+    return int((np.maximum.accumulate(track.liftoff[order])[:-1] < track.contact[order][1:]).sum())
+
+
 def _gap_message(holds: Footholds, first: int, last: int, reach: Reach, ends):
     """The gap that stops the crossing: on the surface-to-surface route whose worst step is the least out of
     reach (the bottleneck path, relaxed as _cheapest does), that worst step: its two surfaces, how far apart they

@@ -66,7 +66,8 @@ def outline(points):
     post as a line) widened by THIN all round."""
     plan = np.asarray(points, dtype=float)[:, :2]
     hull = plan[geometry.convex_hull_2d([tuple(p) for p in plan])]
-    area = 0.5 * abs(np.cross(hull, np.roll(hull, -1, axis=0)).sum()) if len(hull) >= 3 else 0.0
+    after = np.roll(hull, -1, axis=0)
+    area = 0.5 * abs((hull[:, 0] * after[:, 1] - hull[:, 1] * after[:, 0]).sum())  # the shoelace formula
     if area > 1e-8:
         return hull
     widened = (plan[:, None] + THIN * np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])[None]).reshape(-1, 2)

@@ -166,6 +166,12 @@ def marked_examples(rig):
             if action.footprint_step.is_example and _keyed_bones(action) & bones]
 
 
+def example_bones(binding, actions):
+    """The upper body's bones that the examples turn (their keyed rotations in upper_body_region)."""
+    region = upper_body_region(binding)
+    return sorted({bone for action in actions for bone in _keyed_bones(action, rotation_only=True) if bone in region})
+
+
 def _keyed_bones(action, rotation_only=False):
     names = set()
     for fcurve in _fcurves(action):
@@ -183,15 +189,16 @@ def _fcurves(action):
 
 def read_examples(context, binding, actions):
     """Each example action played alone on the rig: which foot steps and where to (its first and last frame),
-    and its upper body at its last frame. The rig's animation and the scene's frame are put back."""
+    and its upper body at its last frame. The rig's animation, the values the examples key and the scene's
+    frame are put back."""
     rig = binding.rig
-    region = upper_body_region(binding)
     created = rig.animation_data is None
     anim = rig.animation_data or rig.animation_data_create()
     if anim.use_tweak_mode:
         raise SteppingError(f"{rig.name!r} is in NLA tweak mode: leave it to read the step examples")
     saved = (anim.action, anim.action_slot if animation.SLOTTED else None, anim.use_nla, anim.action_influence,
              anim.action_blend_type)
+    values = _values(rig, {fcurve.data_path for action in actions for fcurve in _fcurves(action)})
     scene = context.scene
     frame, subframe = scene.frame_current, scene.frame_subframe
     examples = []
@@ -209,8 +216,7 @@ def read_examples(context, binding, actions):
             before = rig_stance(context, binding)
             scene.frame_set(last)
             after = rig_stance(context, binding)
-            bones = [b for b in _keyed_bones(action, rotation_only=True) if b in region]
-            upper = local_rotations(context, rig, bones)
+            upper = local_rotations(context, rig, example_bones(binding, [action]))
             moved = np.linalg.norm(after.positions - before.positions, axis=1)
             step = int(np.argmax(moved))
             foot, support = FEET[step], 1 - step
@@ -225,7 +231,30 @@ def read_examples(context, binding, actions):
                 anim.action_slot = saved[1]
             anim.use_nla, anim.action_influence, anim.action_blend_type = saved[2:]
         scene.frame_set(frame, subframe=subframe)
+        _put_back(rig, values)  # (playing the examples wrote their values into the rig's pose)
     return examples
+
+
+def _values(rig, paths):
+    """{data path: value} of the rig's properties at those paths (arrays copied)."""
+    out = {}
+    for path in paths:
+        try:
+            value = rig.path_resolve(path)
+        except ValueError:  # (a path of another rig's bone)
+            continue
+        out[path] = tuple(value) if hasattr(value, "__len__") and not isinstance(value, str) else value
+    return out
+
+
+def _put_back(rig, values):
+    for path, value in values.items():
+        if path.endswith('"]'):  # a custom property: owner["name"]
+            owner, key = path[:path.rindex('["')], path[path.rindex('["') + 2:-2]
+            rig.path_resolve(owner)[key] = value
+        else:
+            owner, attribute = path.rsplit(".", 1)
+            setattr(rig.path_resolve(owner), attribute, value)
 
 
 # --- the upper body over the steps (WMZ §6) ----------------------------------------------------------------
@@ -375,15 +404,13 @@ def plan(context, rig, settings):
     name, x, y, z, heading = target_of(context, settings)
     character = bake.rig_character(binding)
     earlier = made_for(rig)
-    examples = read_examples(context, binding, marked_examples(rig))
-    bones = dict.fromkeys(upper_body_bones(binding) + [bone for example in examples for bone in example.upper_body])
+    actions = marked_examples(rig)
     with muted(context, _strips_of(rig, earlier)):
         start = rig_stance(context, binding)
-        start_pose = local_rotations(context, rig, bones)
-    centred = Stance.centred(character, x, y, heading)
-    positions = np.array(centred.positions, dtype=float)
-    positions[:, 2] = z
-    target = Stance(positions=positions, headings=np.array(centred.headings, dtype=float))
+        start_pose = local_rotations(context, rig, dict.fromkeys(upper_body_bones(binding)
+                                                                 + example_bones(binding, actions)))
+    examples = read_examples(context, binding, actions)
+    target = Stance.centred(character, x, y, heading, z)
     track = step_to_stance(character, start, target, start_time=scene_clock.seconds(context.scene),
                            step_duration=None if settings.auto_duration else settings.step_duration)
     validate(track, allowed_feet=FEET)
@@ -424,13 +451,13 @@ def apply(context, rig, planned):
     rotations = upper_body_rotations(times, steps, planned.start_pose, end_poses)
     upper = _write_upper_body(context, rig, coll, frames, rotations)
     remove_made(rig, planned.earlier)
-    for made, name in ((strip, coll.name), (upper, f"{coll.name} upper body")):  # (named while the earlier
-        made.name = name  # ones were there)
+    for made, name in ((strip, coll.name), (upper, f"{coll.name} upper body")):  # (made while the earlier
+        made.name, made.action.name = name, f"{name} ({rig.name})"  # ones held these names)
     return coll, strip, upper, chosen
 
 
 def _write_upper_body(context, rig, coll, frames, rotations):
-    writer = animation.ChannelWriter(f"{coll.name} upper body ({rig.name})", rig)
+    writer = animation.ChannelWriter(f"{coll.name} upper body", rig)
     for (path, k), values in body_pose.rotation_channels(rig, rotations).items():
         writer.write(path, k, frames, values, group=path.split('"')[1])
     writer.action[UPPER_KEY] = coll

@@ -181,9 +181,17 @@ def blend_bases(location, quaternion, scale, weight):
     """The starting blend of local transforms (WMZ §6): location (2, B, 3), quaternion (2, B, 4), scale
     (2, B, 3) at the two poses -> each (F, B, .) at the weights (F,): rotations slerped, the rest lerped."""
     w = np.asarray(weight, dtype=float)[:, None, None]
-    location, scale = np.asarray(location, dtype=float), np.asarray(scale, dtype=float)
     q = slerp(quaternion[0][None], quaternion[1][None], w[..., 0])
-    return _lerp(location[0], location[1], w), q, _lerp(scale[0], scale[1], w)
+    return _lerp_changing(location, w), q, _lerp_changing(scale, w)
+
+
+def _lerp_changing(pair, w):
+    """The lerp (F, B, n) between pair[0] and pair[1] (B, n), without the arithmetic when they are the same
+    (most bones' scale): then a read-only view of it at every weight."""
+    first, second = np.asarray(pair[0], dtype=float), np.asarray(pair[1], dtype=float)
+    if np.array_equal(first, second):
+        return np.broadcast_to(first, (len(w),) + first.shape)
+    return _lerp(first, second, w)
 
 
 def _rigid(rotation, position):

@@ -93,21 +93,18 @@ def upper_body_bones(binding):
 
 
 def upper_body_region(binding):
-    """Every bone of the upper body: the binding's chest and the bones below the lowest bone that carries
-    both the head (or neck) and the arms, itself included (Rigify's upper spine, shoulders, arms, hands,
-    neck, head, face); empty when the binding names no head, neck or arms."""
+    """Every bone of the upper body: the binding's upper body bones and the bones below the lowest bone that
+    carries both the head (or neck) and the arms, itself included (Rigify's upper spine, shoulders, arms,
+    hands, neck, head, face); only the binding's where it names no head, neck or arms, or they hang from
+    no common bone."""
     bones = binding.rig.data.bones
     upper = binding.upper_body
     ends = [upper[part] for part in ("head", "neck") if part in upper][:1]
     ends += [pair[0] for pair in upper.get("arms", {}).values()]
-    if not ends:
-        return set()
     chains = [[b.name for b in _ancestors(bones[name])] for name in ends]
-    common = [name for name in chains[0] if all(name in chain for chain in chains[1:])]
-    if not common:
-        return set(upper_body_bones(binding))
-    root = bones[common[0]]
-    return {root.name, *(b.name for b in root.children_recursive), *upper_body_bones(binding)}
+    common = [name for name in chains[0] if all(name in chain for chain in chains[1:])] if chains else []
+    below = [common[0], *(b.name for b in bones[common[0]].children_recursive)] if common else []
+    return {*below, *upper_body_bones(binding)}
 
 
 def _ancestors(bone):
@@ -262,17 +259,19 @@ def _put_back(rig, values):
 
 def steps_of(track):
     """The steps of a stepping track, in time order: (foot, start, end, displacement in the support foot's
-    frame). A step starts where the one before it ends (the track's start for the first) and ends when the
-    next one lifts off its foot (the track's end for the last): push-off, swing and landing (WMZ Fig. 2)."""
+    frame). Each foot's first footprint is the starting stance, and a footprint that begins as its foot's
+    last one ends is the support foot pivoting, not a step. A step starts where the one before it ends (the
+    track's start for the first) and ends when the next one lifts off its foot (the track's end for the
+    last): push-off, swing and landing (WMZ Fig. 2)."""
     order = track.time_order()
     feet, positions, headings = track.feet[order], track.positions[order], track.headings[order]
     contact, liftoff = track.contact[order], track.liftoff[order]
     steps, last = [], {}
     for i, foot in enumerate(feet):
-        if foot in last:  # (each foot's first footprint is the starting stance)
-            before = last[foot]
-            others = np.flatnonzero((feet != foot) & (contact <= liftoff[before]) & (liftoff > liftoff[before]))
-            support = others[0] if len(others) else i
+        before = last.get(foot)
+        if before is not None and contact[i] > liftoff[before] + 1e-6:
+            swing = 0.5 * (liftoff[before] + contact[i])  # (the other foot stands all through the swing)
+            support = np.flatnonzero((feet != foot) & (contact <= swing) & (liftoff > swing))[0]
             steps.append([str(foot), liftoff[before], relative_step(
                 str(foot), (positions[i] - positions[before])[:2], headings[support])])
         last[foot] = i
@@ -311,17 +310,18 @@ def quaternion_matrices(q):
 def upper_body_rotations(times, steps, start_pose, end_poses):
     """{bone: (N, 3, 3)} local rotations at times (N,): the start pose until the first step, then over each
     step (start, end) a slerp from the pose the step before ended in to its end pose with ease-in/ease-out
-    (WMZ §6); a bone an end pose lacks keeps the pose before."""
+    (WMZ §6), the last one reached by the last time; a bone an end pose lacks keeps the pose before."""
+    starts = np.array([start for _foot, start, _end, _d in steps])
+    ends = np.array([end for _foot, _start, end, _d in steps])
+    ends[-1] = min(ends[-1], times[-1])  # (the track's end may fall between frames)
+    k = np.clip(np.searchsorted(ends, times), 0, len(steps) - 1)
+    weight = ease_in_out((times - starts[k]) / np.maximum(ends[k] - starts[k], 1e-9))
     out = {}
     for bone, rotation in start_pose.items():
         poses = [rotation]
         for pose in end_poses:
             poses.append(pose.get(bone, poses[-1]))
         q = quaternion_from_matrix(np.array(poses))  # sign-continuous from pose to pose
-        k = np.clip(np.searchsorted([end for _f, _s, end, _d in steps], times), 0, len(steps) - 1)
-        start = np.array([s for _f, s, _e, _d in steps])[k]
-        end = np.array([e for _f, _s, e, _d in steps])[k]
-        weight = ease_in_out((times - start) / np.maximum(end - start, 1e-9))
         out[bone] = quaternion_matrices(slerp(q[k], q[k + 1], weight))
     return out
 
@@ -385,11 +385,11 @@ def remove_made(rig, colls):
 class Plan:
     """Everything Step to Target writes, computed before anything is."""
 
-    binding: object
     track: object  # solver Track, marked "motion": "stepping"
     target: str  # the target's name, for the report
     start_pose: dict  # upper-body bone -> (3, 3) local rotation at the start frame
-    examples: list  # StepExample
+    steps: list  # steps_of(track)
+    chosen: list  # per step the closest StepExample, or None without examples
     earlier: list  # the track collections the tool made for this rig before
 
 
@@ -414,46 +414,49 @@ def plan(context, rig, settings):
     track = step_to_stance(character, start, target, start_time=scene_clock.seconds(context.scene),
                            step_duration=None if settings.auto_duration else settings.step_duration)
     validate(track, allowed_feet=FEET)
-    return Plan(binding, track, name, start_pose, examples, earlier)
+    steps = steps_of(track)
+    if not steps:
+        raise SteppingError(f"{rig.name!r} already stands on {name}'s stance: no step to take")
+    chosen = [closest_example(examples, d) if examples else None for _foot, _start, _end, d in steps]
+    return Plan(track, name, start_pose, steps, chosen, earlier)
 
 
 def apply(context, rig, planned):
     """Write the planned steps: a track collection of footprints marked "motion": "stepping", baked by the
     product's bake from the current frame, the upper body's strip above it; then remove what the tool made
-    for this rig before. All or nothing: a failing bake leaves the scene as it was. Returns (track
-    collection, bake strip, upper body strip, the examples used per step)."""
+    for this rig before. All or nothing: a failure leaves the scene as it was. Returns (track collection,
+    bake strip, upper body strip)."""
     scene = context.scene
     name = f"{rig.name} steps"
-    active = scene.footprint.active_track
+    active, frame_end = scene.footprint.active_track, scene.frame_end
     renamed = [(coll, coll.name) for coll in planned.earlier]
-    for coll, old in renamed:  # out of the way of the new track's name until it is baked
+    for coll, old in renamed:  # out of the way of the new track's name until it is made
         coll.name = f"{old} (replaced)"
     coll = scene_io.new_track(context, name, "human")
-    coll[STEP_KEY] = rig
-    scene_io.set_motion(coll, planned.track)
-    coll.footprint_track.body.enabled = False  # the walking attributes are a walk's: the upper body is ours
-    scene_io.write_track(coll, planned.track)
     try:
+        coll[STEP_KEY] = rig
+        scene_io.set_motion(coll, planned.track)
+        coll.footprint_track.body.enabled = False  # the walking attributes are a walk's: the upper body is ours
+        scene_io.write_track(coll, planned.track)
         strip, _motion = bake.bake(context, coll, rig)
+        track = scene_io.read_track(coll)  # as stored (float32): the bake's frames
+        frames, times = bake.frame_times(scene, float(track.contact.min()), float(track.liftoff.max()))
+        end_poses = [example.upper_body if example else {} for example in planned.chosen]
+        upper = _write_upper_body(context, rig, coll, frames,
+                                  upper_body_rotations(times, planned.steps, planned.start_pose, end_poses))
     except Exception:
-        for obj in list(coll.objects):
-            bpy.data.objects.remove(obj)
-        bpy.data.collections.remove(coll)
+        remove_made(rig, [coll])
         for earlier, old in renamed:
             earlier.name = old
-        scene.footprint.active_track = active
+        scene.footprint.active_track, scene.frame_end = active, frame_end
         raise
-    track = scene_io.read_track(coll)  # as stored (float32), so its frames are the bake's
-    steps = steps_of(track)
-    chosen = [closest_example(planned.examples, d) if planned.examples else None for _foot, _start, _end, d in steps]
-    frames, times = bake.frame_times(scene, float(track.contact.min()), float(track.liftoff.max()))
-    end_poses = [example.upper_body if example else {} for example in chosen]
-    rotations = upper_body_rotations(times, steps, planned.start_pose, end_poses)
-    upper = _write_upper_body(context, rig, coll, frames, rotations)
     remove_made(rig, planned.earlier)
-    for made, name in ((strip, coll.name), (upper, f"{coll.name} upper body")):  # (made while the earlier
-        made.name, made.action.name = name, f"{name} ({rig.name})"  # ones held these names)
-    return coll, strip, upper, chosen
+    for made, label, layer in ((strip, coll.name, ownership.BAKE_TRACK), (upper, f"{coll.name} upper body",
+                                                                           UPPER_TRACK)):
+        made.name, made.action.name = label, f"{label} ({rig.name})"  # (made while the earlier ones had them)
+        nla_track, = [t for t in rig.animation_data.nla_tracks if any(s == made for s in t.strips)]
+        nla_track.name = layer.format(coll.name)
+    return coll, strip, upper
 
 
 def _write_upper_body(context, rig, coll, frames, rotations):

@@ -24,12 +24,12 @@ class FOOTPRINT_OT_step_to_target(bpy.types.Operator):
         rig = context.active_object
         try:
             planned = stepping.plan(context, rig, context.scene.footprint_stepping)
-            coll, strip, upper, chosen = stepping.apply(context, rig, planned)
+            coll, strip, upper = stepping.apply(context, rig, planned)
         except STEP_ERRORS as exc:
             self.report({"ERROR"}, f"Step to Target: {exc}: nothing changed")
             return {"CANCELLED"}
-        steps = len(chosen)
-        used = sorted({example.action.name for example in chosen if example is not None})
+        steps = len(planned.steps)
+        used = sorted({example.action.name for example in planned.chosen if example is not None})
         shaped = (f"upper body from step example{'s' if len(used) > 1 else ''} {', '.join(used)}" if used
                   else f"upper body held as at frame {context.scene.frame_current}")
         self.report({"INFO"}, f"{rig.name} takes {steps} step{'s' if steps != 1 else ''} to {planned.target}: "

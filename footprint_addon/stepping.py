@@ -21,7 +21,7 @@ import numpy as np
 from ..solver.stepping import Stance, step_to_stance
 from ..solver.track import validate
 from ..solver.transforms import quaternion_from_matrix
-from . import animation, bake, body_pose, ownership, preview, scene_clock, scene_io
+from . import animation, bake, body_pose, ownership, preview, scene_clock, scene_io, upper_body_layer
 from .rig_quality import carried, rest_local
 from .rigs import MissingBonesError, bind
 
@@ -86,31 +86,11 @@ def local_rotations(context, rig, bones):
 
 
 def upper_body_bones(binding):
-    """The binding's chest, neck, head and arm bones: what the upper body's strip keys, examples or not."""
+    """The binding's chest, neck, head and arm bones: what the upper body's strip keys, examples or not (with
+    the upper body's other bones the examples or the rig's own animation turn)."""
     upper = binding.upper_body
     names = [upper[part] for part in ("chest", "neck", "head") if part in upper]
     return names + [bone for pair in upper.get("arms", {}).values() for bone in pair]
-
-
-def upper_body_region(binding):
-    """Every bone of the upper body: the binding's upper body bones and the bones below the lowest bone that
-    carries both the head (or neck) and the arms, itself included (Rigify's upper spine, shoulders, arms,
-    hands, neck, head, face); only the binding's where it names no head, neck or arms, or they hang from
-    no common bone."""
-    bones = binding.rig.data.bones
-    upper = binding.upper_body
-    ends = [upper[part] for part in ("head", "neck") if part in upper][:1]
-    ends += [pair[0] for pair in upper.get("arms", {}).values()]
-    chains = [[b.name for b in _ancestors(bones[name])] for name in ends]
-    common = [name for name in chains[0] if all(name in chain for chain in chains[1:])] if chains else []
-    below = [common[0], *(b.name for b in bones[common[0]].children_recursive)] if common else []
-    return {*below, *upper_body_bones(binding)}
-
-
-def _ancestors(bone):
-    while bone is not None:
-        yield bone
-        bone = bone.parent
 
 
 # --- the target ------------------------------------------------------------------------------------------------
@@ -163,10 +143,20 @@ def marked_examples(rig):
             if action.footprint_step.is_example and _keyed_bones(action) & bones]
 
 
-def example_bones(binding, actions):
-    """The upper body's bones that the examples turn (their keyed rotations in upper_body_region)."""
-    region = upper_body_region(binding)
-    return sorted({bone for action in actions for bone in _keyed_bones(action, rotation_only=True) if bone in region})
+def turned_bones(upper_body, actions):
+    """The bones of the upper body (upper_body_layer.upper_body_bones: none that moves the legs or the body)
+    that the actions turn."""
+    return sorted({bone for action in actions for bone in _keyed_bones(action, rotation_only=True)
+                   if bone in upper_body})
+
+
+def _playing(rig, skipped):
+    """The actions that animate the rig (its action and its NLA strips'), but the skipped ones."""
+    anim = rig.animation_data
+    if anim is None:
+        return []
+    actions = [anim.action] + [strip.action for track in anim.nla_tracks for strip in track.strips]
+    return [action for action in dict.fromkeys(actions) if action is not None and action not in skipped]
 
 
 def _keyed_bones(action, rotation_only=False):
@@ -184,9 +174,9 @@ def _fcurves(action):
     return [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags for fc in bag.fcurves]
 
 
-def read_examples(context, binding, actions):
+def read_examples(context, binding, actions, upper_body):
     """Each example action played alone on the rig: which foot steps and where to (its first and last frame),
-    and its upper body at its last frame. The rig's animation, the values the examples key and the scene's
+    and at its last frame the local rotations of the upper_body bones it turns. The rig's animation, the values the examples key and the scene's
     frame are put back."""
     rig = binding.rig
     created = rig.animation_data is None
@@ -213,7 +203,7 @@ def read_examples(context, binding, actions):
             before = rig_stance(context, binding)
             scene.frame_set(last)
             after = rig_stance(context, binding)
-            upper = local_rotations(context, rig, example_bones(binding, [action]))
+            upper = local_rotations(context, rig, turned_bones(upper_body, [action]))
             moved = np.linalg.norm(after.positions - before.positions, axis=1)
             step = int(np.argmax(moved))
             foot, support = FEET[step], 1 - step
@@ -405,11 +395,13 @@ def plan(context, rig, settings):
     character = bake.rig_character(binding)
     earlier = made_for(rig)
     actions = marked_examples(rig)
-    with muted(context, _strips_of(rig, earlier)):
+    upper_body = upper_body_layer.upper_body_bones(binding, context.evaluated_depsgraph_get())
+    ours = _strips_of(rig, earlier)
+    held = turned_bones(upper_body, actions + _playing(rig, {strip.action for _track, strip in ours}))
+    with muted(context, ours):
         start = rig_stance(context, binding)
-        start_pose = local_rotations(context, rig, dict.fromkeys(upper_body_bones(binding)
-                                                                 + example_bones(binding, actions)))
-    examples = read_examples(context, binding, actions)
+        start_pose = local_rotations(context, rig, dict.fromkeys(upper_body_bones(binding) + held))
+    examples = read_examples(context, binding, actions, upper_body)
     target = Stance.centred(character, x, y, heading, z)
     track = step_to_stance(character, start, target, start_time=scene_clock.seconds(context.scene),
                            step_duration=None if settings.auto_duration else settings.step_duration)

@@ -19,6 +19,8 @@ from .optimize import greedy_descent, levenberg_marquardt
 from .problem import Problem, Weights, Window
 from .quadruped.two_mass import TwoMassProblem
 from .schedule import build_schedule
+from .stepping import solve_steps
+from .stepping.steps import step_plan
 from .terrain import terrain_from_json
 from .track import Track, frame_count
 
@@ -44,7 +46,11 @@ def solve(track: Track, character: Character | None = None, terrain=None, fps: f
     on a long track only the free states near it are re-optimised (see WINDOW_MIN_FREE).
     previous: with warm and changed, the Motion warm came from, sampled at the same times: when only a
     window was re-optimised, only the times it can reach are sampled again.
+    A stepping track ("motion": "stepping") is solved by solver.stepping (no optimisation: method, weights,
+    warm, changed and previous do not apply).
     """
+    if track.is_stepping:
+        return solve_steps(track, character, terrain, fps, times)
     return _solve_group([track], [character], [terrain], [times], fps, method, weights, warm, changed, previous)[0]
 
 
@@ -53,7 +59,7 @@ def check(track: Track, fps: float = 60.0) -> None:
     schedule, and the rate and how many frames it samples at fps. `validate` runs it, so that a track it
     calls valid is one that solve accepts."""
     character, _terrain = resolve(track)
-    schedule = build_schedule(track, character)
+    schedule = step_plan(track, character).schedule if track.is_stepping else build_schedule(track, character)
     frame_count(schedule.start, schedule.end, fps)
 
 
@@ -70,6 +76,18 @@ def solve_batch(tracks, characters=None, terrains=None, fps: float = 60.0, metho
     characters = characters or [None] * len(tracks)
     terrains = terrains or [None] * len(tracks)
     times = times or [None] * len(tracks)
+    if any(track.is_stepping for track in tracks):  # stepping tracks each their own; the rest together
+        stepping = [i for i, track in enumerate(tracks) if track.is_stepping]
+        others = [i for i, track in enumerate(tracks) if not track.is_stepping]
+        motions = [None] * len(tracks)
+        for i in stepping:
+            motions[i] = solve_steps(tracks[i], characters[i], terrains[i], fps, times[i])
+        if others:
+            solved = solve_batch([tracks[i] for i in others], [characters[i] for i in others],
+                                 [terrains[i] for i in others], fps, method, weights, [times[i] for i in others])
+            for i, motion in zip(others, solved):
+                motions[i] = motion
+        return motions
     if warm is not None or len(tracks) <= BATCH_GROUP:  # a warm start is one group's solution
         return _solve_group(tracks, characters, terrains, times, fps, method, weights, warm, None)
     motions = []

@@ -44,3 +44,13 @@ class PathError(FootprintError):
 
 class PlanningError(FootprintError):
     """No plan exists: a start or goal on no stone, a gap wider than the character leaps (it names the gap)."""
+
+
+class StanceError(FootprintError):
+    """A standing stance that cannot be stood in: feet overlapping or crossed, or farther apart than the legs
+    reach (solver/stepping)."""
+
+
+class SteppingError(FootprintError):
+    """A stepping track ("motion": "stepping") or a stepping request that cannot be stepped: a foot not
+    standing at the start or the end, both feet off the ground at once, a push too strong to recover from."""

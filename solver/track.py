@@ -27,6 +27,9 @@ MAX_DISTANCE = 1e6  # metres from the origin (1000 km): beyond, a position is a 
 MAX_SECONDS = 1e6  # seconds from time 0 (11.5 days)
 MAX_FPS = 1000  # samples per second: the command line's --fps and a track's "fps" alike
 MAX_FRAMES = 1_000_000  # samples of one motion (4.6 hours at 60 fps): beyond, memory runs out
+STEPPING = "stepping"  # the optional top-level "motion": feet stepping one at a time from standing (solver/stepping)
+MOTIONS = (STEPPING,)
+MAX_SPEED = 100.0  # m/s: a stepping track's starting "com_velocity" beyond this is a mistake
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,11 @@ class Track:
             liftoff=self.liftoff[order],
             has_height=self.has_height[order],
         )
+
+    @property
+    def is_stepping(self) -> bool:
+        """Marked "motion": "stepping": solved by solver.stepping (WMZ steps), not the COM optimisation."""
+        return self.extras.get("motion") == STEPPING
 
     def time_order(self) -> np.ndarray:
         """Indices sorting footprints by contact time, ties by foot name (a stable, canonical order)."""
@@ -180,13 +188,34 @@ def track_from_json(data) -> Track:
         headings[i] = math.radians(_number(item.get("heading", 0.0), f"{where}: heading"))
         contact[i] = _number(item["contact"], f"{where}: contact")
         liftoff[i] = _number(item["liftoff"], f"{where}: liftoff")
-    extras = {k: data[k] for k in ("terrain", "fps") if k in data}
+    extras = {k: data[k] for k in ("terrain", "fps", "motion", "com_velocity") if k in data}
     terrain_from_json(extras.get("terrain"))  # refused here, with the file's name, rather than at solve time
+    _check_motion(extras)
     fps = extras.get("fps", 1)
     if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= MAX_FPS:
         raise TrackFormatError(f'"fps" must be a number in (0, {MAX_FPS}], not {json.dumps(extras["fps"])[:40]}')
     track = Track(feet, positions, headings, contact, liftoff, has_height, character_field, extras)
     return validate(track, allowed_feet=character.feet)
+
+
+def _check_motion(extras):
+    """The optional "motion" (one of MOTIONS) and, with "motion": "stepping", "com_velocity" ([vx, vy] m/s:
+    the COM's horizontal velocity at the start, a push to recover from)."""
+    motion = extras.get("motion")
+    if "motion" in extras and motion not in MOTIONS:
+        raise TrackFormatError(f'"motion" must be one of {list(MOTIONS)}, not {json.dumps(motion)[:40]}')
+    if "com_velocity" not in extras:
+        return
+    if motion != STEPPING:
+        raise TrackFormatError(f'"com_velocity" belongs to a stepping track: give "motion": "{STEPPING}" with it')
+    velocity = extras["com_velocity"]
+    if not isinstance(velocity, list) or len(velocity) != 2:
+        raise TrackFormatError('"com_velocity" must be [vx, vy] (m/s)')
+    values = [_number(v, '"com_velocity"') for v in velocity]
+    if not all(math.isfinite(v) for v in values):
+        raise NonFiniteError('"com_velocity" is not a pair of finite numbers')
+    if math.hypot(*values) > MAX_SPEED:
+        raise RangeError(f'"com_velocity" {math.hypot(*values):.4g} m/s is beyond the limit of {MAX_SPEED:g} m/s')
 
 
 def parse_track_text(text: str, source: str = "track") -> Track:

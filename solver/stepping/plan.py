@@ -1,0 +1,288 @@
+"""Stepping from one stance to another (issue 19, item 2): the fewest steps that keep the legs within reach.
+
+A search over foot placements, a step at a time (a beam search: the BEAM most promising stances after each
+number of steps, vectorised over the candidates): the feet alternate; each step puts its foot somewhere on a
+grid about the standing foot (on its own side, turned up to MAX_SWING_TURN) or straight toward its target (part
+of the way, or onto it). A
+candidate must leave a stance the legs reach at standing height (its stretch, the feet's distance from their
+relaxed places either side of the centre, within STRIDE_SHARE of twice a leg's reach in plan: the hips sink
+for the rest while the COM moves, height.py), soles apart, legs not crossed, the feet splayed at most
+MAX_SPLAY; and its swing must pass the standing leg (its sole out of the standing ankle's column, the ankles a
+foot's width apart). A step that turns the facing by more than PIVOT_FACING (or would splay the feet more than
+MAX_SPLAY) pivots the support foot about its ball toward the swing foot's new heading, or its own target's
+(WMZ §6: "we do allow the support foot to rotate"), at most MAX_PIVOT_TURN, and the foot's next footprint is where the pivot left
+it: turning on the spot takes pivot steps. The first stance with both feet on their targets ends the search:
+no fewer steps reach it among the stances kept. Of equally short ways, the one whose first foot leads toward
+the target (or, turning on the spot, is on the outside of the turn) and then the one nearest its target along
+the way wins.
+
+Timing: each swing from the distance its foot moves (vdP97's automatic timing, layout.swing_time), or half the
+given step duration; each step's push-off and landing take half its swing (com.py), the COM resting between.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import NonFiniteError, RangeError, SteppingError, TimingError
+from ..track import MAX_SECONDS
+from .feet import ball_offset
+from .layout import PlannedStep, stepping_track, swing_time
+from .stance import (SOLE_GAP, Stance, forward, hip_height, mean_heading, point_to_rectangle, reach_in_plan, require_biped,
+                     right, sole_corners, soles_apart, stance_width, wrap)
+
+STRIDE_SHARE = 1.0  # of the legs' reach at standing height that a planned stance uses
+PIVOT_FACING = math.radians(30.0)  # a step turning the facing more than this pivots the support foot
+MAX_SWING_TURN = math.radians(90.0)  # the most a swinging foot turns
+MAX_PIVOT_TURN = math.radians(60.0)  # the most a support foot pivots in one step
+MAX_SPLAY = math.radians(45.0)  # the most the feet's headings differ after a step
+ANKLE_COLUMN = 0.3  # foot widths: the radius about a standing foot's support point a swinging sole keeps out of
+SWEEP = np.linspace(0.0, 1.0, 9)[1:-1]  # the fractions of a swing where it is checked against the standing leg
+ACROSS = np.linspace(0.0, 1.0, 5)  # of the stance width plus the largest stretch: the grid across the support foot
+ALONG = np.linspace(-1.0, 1.0, 11)  # of the largest stretch: the grid along it
+TURNS = np.radians(np.linspace(-90.0, 90.0, 9))  # the grid's headings, relative to the support foot's
+TOWARD = np.linspace(0.1, 1.0, 10)  # fractions of the way to its target a foot may step straight toward it
+BEAM = 32  # stances kept after each number of steps
+DISTINCT = (0.1, math.radians(30.0))  # metres and radians: stances closer than this are one to the beam
+MAX_STEPS = 64
+LEADING = 0.15  # the share of the move that must lie across the facing for the foot on that side to lead
+
+
+def stance_stretch(positions, headings, character):
+    """How far the feet stand from their relaxed places either side of the centre (plan, metres): |R - L - w x|
+    with x the stance's right; a standing body reaches a stretch up to twice one leg's reach in plan.
+    positions (..., 2, 3), headings (..., 2)."""
+    facing = mean_heading(headings)
+    relaxed = stance_width(character) * right(facing)
+    return np.linalg.norm(positions[..., 1, :2] - positions[..., 0, :2] - relaxed, axis=-1)
+
+
+def largest_stretch(character) -> float:
+    """The stretch a planned stance may have: twice one leg's reach in plan at standing hip height, times
+    STRIDE_SHARE."""
+    return 2.0 * STRIDE_SHARE * reach_in_plan(character, hip_height(character))
+
+
+def step_to_stance(character, start: Stance, target: Stance, start_time: float = 0.0,
+                   step_duration: float | None = None):
+    """The stepping track (marked "motion": "stepping") from standing at `start` to standing at `target`: the
+    starting stance's footprints from start_time, then the fewest steps the legs' reach allows (module doc)."""
+    require_biped(character)
+    start.check(character, "start stance")
+    target.check(character, "target stance")
+    if not math.isfinite(start_time):
+        raise NonFiniteError(f"start time {start_time} is not a finite number")
+    if abs(start_time) > MAX_SECONDS:
+        raise RangeError(f"start time {start_time:.4g} s is beyond the limit of {MAX_SECONDS:.0e} s")
+    if step_duration is not None and not (math.isfinite(step_duration) and step_duration > 0.0):
+        raise TimingError(f"step duration must be a positive number of seconds, not {step_duration}")
+    limit = largest_stretch(character)
+    for what, stance in (("start stance", start), ("target stance", target)):
+        stretch = float(stance_stretch(stance.positions, stance.headings, character))
+        if stretch > limit:
+            raise SteppingError(f"{what}: the feet stand {stretch:.2f} m from their relaxed places, more than the "
+                                f"legs reach standing ({limit:.2f} m)")
+    moves = _fewest_steps(character, start, target, limit)
+    return _timed(character, start, moves, start_time, step_duration)
+
+
+def leading_foot(start: Stance, target: Stance) -> int:
+    """The foot to step first: the one on the side the target lies, across the start's facing; for a move
+    mostly ahead or behind (or none), the one on the outside of the turn (right for a left turn)."""
+    move = (target.centre - start.centre)[:2]
+    across = float(move @ right(start.heading))
+    if np.linalg.norm(move) > 1e-6 and abs(across) > LEADING * np.linalg.norm(move):
+        return 1 if across > 0.0 else 0
+    return 1 if wrap(target.heading - start.heading) >= 0.0 else 0
+
+
+class _Beam:
+    """Stances after some number of steps: feet positions (B, 2, 3) and headings (B, 2), the foot to step
+    next (B,), the first foot (B,), and how each was reached (the index of its parent in the previous beam and
+    the step taken: foot, position (3), heading, the support's pivot position (3, NaN without a pivot) and
+    heading)."""
+
+    def __init__(self, positions, headings, next_foot, first, parent, steps):
+        self.positions, self.headings, self.next_foot, self.first = positions, headings, next_foot, first
+        self.parent, self.steps = parent, steps
+
+    def take(self, rows):
+        return _Beam(self.positions[rows], self.headings[rows], self.next_foot[rows], self.first[rows],
+                     self.parent[rows], self.steps[rows])
+
+
+def _fewest_steps(character, start: Stance, target: Stance, limit):
+    """[(foot, position, heading, pivot (position, heading) or None)] of the fewest steps (module doc)."""
+    if _at_target(start.positions[None], start.headings[None], target)[0]:
+        return []
+    lead = leading_foot(start, target)
+    beam = _Beam(np.repeat(start.positions[None], 2, axis=0), np.repeat(start.headings[None], 2, axis=0),
+                 np.array([lead, 1 - lead]), np.array([lead, 1 - lead]), np.full(2, -1), np.zeros((2, 9)))
+    history = []
+    for _depth in range(MAX_STEPS):
+        children = _children(character, beam, target, limit, start.centre)
+        if not len(children.next_foot):
+            break
+        history.append(children)
+        done = np.flatnonzero(_at_target(children.positions, children.headings, target))
+        if done.size:
+            best = done[np.argmin((children.first[done] != lead) * 1.0 + 1e-6 * np.arange(done.size))]
+            return _path(history, best)
+        beam = children.take(_best(children, target, limit, lead))
+        history[-1] = beam  # the next stances' parents index the kept ones
+    raise SteppingError(f"no way from the start stance to the target stance within {MAX_STEPS} steps")
+
+
+def _children(character, beam, target, limit, start_centre):
+    """Every stance one step from the beam's (candidates that keep the limits), as a _Beam whose parents index
+    the given one."""
+    parts = []
+    for b in range(len(beam.next_foot)):  # the beam's stances: a handful
+        parts.append(_steps_from(character, beam.positions[b], beam.headings[b], int(beam.next_foot[b]), target,
+                                 limit, b, int(beam.first[b]), start_centre))
+    parts = [p for p in parts if len(p.next_foot)]
+    if not parts:
+        return _Beam(np.zeros((0, 2, 3)), np.zeros((0, 2)), np.zeros(0, int), np.zeros(0, int), np.zeros(0, int),
+                     np.zeros((0, 9)))
+    return _Beam(*(np.concatenate([getattr(p, name) for p in parts]) for name in
+                   ("positions", "headings", "next_foot", "first", "parent", "steps")))
+
+
+def _heights_along(start, end, plan):
+    """(C,): heights for places in plan (C, 2): the two stances' centres' heights, interpolated along the line
+    between them (the planner knows no terrain: the caller puts the footprints on it)."""
+    line = (end - start)[:2]
+    length = float(line @ line)
+    fraction = np.clip((plan - start[:2]) @ line / length, 0.0, 1.0) if length > 0.0 else np.zeros(len(plan))
+    return start[2] + fraction * (end[2] - start[2])
+
+
+def _steps_from(character, positions, headings, foot, target, limit, parent, first, start_centre):
+    """The stances one step of `foot` from (positions (2, 3), headings (2,)): the grid about the support foot
+    and the way to the foot's own target, those that keep the limits."""
+    other = 1 - foot
+    side = 1.0 if foot == 1 else -1.0
+    h_s = headings[other]
+    across = side * (character.foot_width + ACROSS * (stance_width(character) + limit))
+    along = ALONG * limit
+    x, y, turn = (a.ravel() for a in np.meshgrid(across, along, TURNS, indexing="ij"))
+    plan = positions[other, :2] + x[:, None] * right(h_s) + y[:, None] * forward(h_s)
+    heights = _heights_along(start_centre, target.centre, plan)
+    toward = TOWARD[:, None]  # and straight toward its target, turning on the way, up to it
+    new_pos = np.concatenate([np.column_stack([plan, heights]),
+                              positions[foot] + toward * (target.positions[foot] - positions[foot])])
+    new_head = np.concatenate([h_s + turn, headings[foot] + TOWARD * wrap(target.headings[foot] - headings[foot])])
+    # Each twice: where the step pivots the support foot, toward the swing foot's heading or its own target's.
+    new_pos, new_head = np.concatenate([new_pos, new_pos]), np.concatenate([new_head, new_head])
+    count = len(new_pos)
+    stance_pos = np.repeat(positions[None], count, axis=0)
+    stance_head = np.repeat(headings[None], count, axis=0)
+    stance_pos[:, foot], stance_head[:, foot] = new_pos, new_head
+    before = mean_heading(headings)
+    pivots = (np.abs(wrap(mean_heading(stance_head) - before)) > PIVOT_FACING) | (
+        np.abs(wrap(stance_head[:, 1] - stance_head[:, 0])) > MAX_SPLAY)
+    wanted = np.where(np.arange(count) < count // 2, new_head, target.headings[other])
+    pivot_turn = np.where(pivots, np.clip(wrap(wanted - h_s), -MAX_PIVOT_TURN, MAX_PIVOT_TURN), 0.0)
+    pivots &= np.abs(pivot_turn) > 1e-9
+    pivot_pos, pivot_head = _pivoted(character, positions[other], h_s, pivot_turn)
+    stance_pos[:, other], stance_head[:, other] = pivot_pos, pivot_head
+    facing = mean_heading(stance_head)
+    ok = ((np.abs(wrap(new_head - headings[foot])) <= MAX_SWING_TURN)
+          & (np.abs(wrap(stance_head[:, 1] - stance_head[:, 0])) <= MAX_SPLAY)
+          & (stance_stretch(stance_pos, stance_head, character) <= limit)
+          & (np.einsum("cd,cd->c", stance_pos[:, 1, :2] - stance_pos[:, 0, :2], right(facing)) > 0.0))
+    rows = np.flatnonzero(ok)  # the cheap limits first, then the soles' geometry for those left
+    rows = rows[soles_apart(stance_pos[rows], stance_head[rows], character, SOLE_GAP)]
+    rows = rows[_swing_clear(character, positions[foot], headings[foot], new_pos[rows], new_head[rows],
+                             positions[other])]
+    steps = np.column_stack([np.full(len(rows), foot), new_pos[rows], new_head[rows],
+                             np.where(pivots[rows, None], pivot_pos[rows], np.nan), pivot_head[rows]])
+    return _Beam(stance_pos[rows], stance_head[rows], np.full(len(rows), other), np.full(len(rows), first),
+                 np.full(len(rows), parent), steps)
+
+
+def _swing_clear(character, leave, leave_heading, land, land_heading, support):
+    """(C,) whether each swing from (leave, leave_heading) to (land (C, 3), land_heading (C,)), carried along its
+    straight line and turning as it goes (feet.py), passes the standing leg: its sole out of the standing
+    ankle's column (ANKLE_COLUMN foot widths about the support point) and its own ankle a foot's width from
+    that one (the shins), all the way; lifted, it may pass over the standing foot's toes or heel."""
+    turn = wrap(land_heading - leave_heading)
+    s = SWEEP[:, None]
+    middles = leave[:2] + s[..., None] * (land[None, :, :2] - leave[:2])  # (K, C, 2)
+    ankle = support[:2]
+    column = ANKLE_COLUMN * character.foot_width
+    distance = np.linalg.norm(middles - ankle, axis=-1)
+    blocked = distance < character.foot_width
+    # A sole reaches no farther from its middle than its half-diagonal: only nearer ones need the rectangle.
+    near = np.flatnonzero((~blocked & (distance < column + np.hypot(max(character.heel, character.toe),
+                                                                  0.5 * character.foot_width))).reshape(-1))
+    if near.size:
+        headings = np.broadcast_to(leave_heading + s * turn, distance.shape).reshape(-1)[near]
+        soles = sole_corners(middles.reshape(-1, 2)[near], headings, character)
+        blocked.reshape(-1)[near] = point_to_rectangle(np.broadcast_to(ankle, (near.size, 2)), soles) < column
+    return ~blocked.any(axis=0)
+
+
+def _pivoted(character, position, heading, turn):
+    """(positions (C, 3), headings (C,)) of a foot turned by `turn` (C,) about its ball on the ground."""
+    half = ball_offset(character)
+    ball = position[:2] + half * forward(heading)
+    new_heading = heading + turn
+    plan = ball - half * forward(new_heading)
+    return np.column_stack([plan, np.full(len(turn), position[2])]), new_heading
+
+
+def _at_target(positions, headings, target, tolerance=1e-6):
+    """(B,) whether both feet stand on their targets."""
+    return ((np.linalg.norm(positions - target.positions, axis=-1) < tolerance).all(axis=-1)
+            & (np.abs(wrap(headings - target.headings)) < tolerance).all(axis=-1))
+
+
+def _best(children, target, limit, lead):
+    """The BEAM children to keep, one per distinct stance: fewest steps still needed by an estimate (each foot's
+    way to its target, its distance over the farthest a foot moves in a step or its turn over the most it
+    turns, the feet alternating), then the leading first foot."""
+    reach = 2.0 * limit  # the farthest a foot moves in a step: from a stretch behind to one ahead
+    distance = np.linalg.norm(children.positions[..., :2] - target.positions[:, :2], axis=-1)  # (C, 2)
+    turns = np.abs(wrap(children.headings - target.headings))
+    needed = np.maximum(distance / reach, turns / MAX_SWING_TURN)
+    rows = np.arange(len(children.next_foot))
+    mover = children.next_foot
+    estimate = np.maximum(2.0 * needed[rows, mover] - 1.0, 2.0 * needed[rows, 1 - mover])
+    estimate += 0.1 * needed.sum(axis=1)  # of two as far, the one with less left for the other foot
+    order = np.lexsort((children.first != lead, estimate))
+    keys = np.column_stack([np.round(children.positions[..., :2].reshape(-1, 4) / DISTINCT[0]),
+                            np.round(children.headings / DISTINCT[1]), children.next_foot])
+    _unique, first_of = np.unique(keys[order], axis=0, return_index=True)
+    return order[np.sort(first_of)][:BEAM]
+
+
+def _path(history, index):
+    """The steps from the start to children `index` of the last beam in history."""
+    moves = []
+    for children in reversed(history):
+        step = children.steps[index]
+        pivot = None if np.isnan(step[5]) else (step[5:8].copy(), float(step[8]))
+        moves.append((int(step[0]), step[1:4].copy(), float(step[4]), pivot))
+        index = children.parent[index]
+    return moves[::-1]
+
+
+def _timed(character, start, moves, start_time, step_duration):
+    """The moves as a stepping track: each swing from its distance (or half the step duration), push-off and
+    landing each half a swing."""
+    positions = start.positions.copy()
+    steps, previous, t = [], 0.0, start_time
+    for foot, position, heading, pivot in moves:
+        swing = 0.5 * step_duration if step_duration is not None else swing_time(
+            character, float(np.linalg.norm(position[:2] - positions[foot, :2])))
+        lift = t + 0.5 * previous + 0.5 * swing
+        steps.append(PlannedStep(foot, np.asarray(position, dtype=float), heading, lift, lift + swing, pivot))
+        positions[foot] = position
+        if pivot is not None:
+            positions[1 - foot] = pivot[0]
+        previous, t = swing, lift + swing
+    end = t + 0.5 * previous if steps else start_time + (step_duration or swing_time(character, 0.0))
+    return stepping_track(character, start, steps, start_time, end)

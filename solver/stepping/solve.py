@@ -1,0 +1,71 @@
+"""A stepping track ("motion": "stepping") to a Motion: Wu, Medina and Zordan's steps one after another.
+
+The feet (feet.py), the projected COM (com.py), the body's yaw from the feet (vdP97 §2.6, as the COM
+solver's), the COM's height (height.py: the stance legs within reach), the hips from them, a swinging foot
+drawn toward its hip where the leg would not reach it; measured by the COM solver's own frame
+measures and quality report, so foot skate and leg over-extension read the same for either kind of track."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..character import character_from_json
+from ..motion import Motion, frame_measures, quality_report
+from ..orientation import body_yaw, hip_offsets_in_world
+from ..terrain import terrain_from_json
+from ..track import frame_count
+from . import height as height_module
+from .com import com_path
+from .stance import standing_height
+from .feet import feet_at, footprint_rotations, within_reach
+from .steps import step_plan
+
+
+def solve_steps(track, character=None, terrain=None, fps: float = 60.0, times=None) -> Motion:
+    """The WMZ motion of a stepping track, sampled at fps from its start to its end, or at the given times
+    (seconds, clamped into that span). The track's "com_velocity" ([vx, vy], extras) starts the body moving
+    (a push): a linear inverted pendulum until a step captures it (com.py)."""
+    started = time.perf_counter()
+    character = character_from_json(track.character) if character is None else character
+    terrain = terrain_from_json(track.extras.get("terrain")) if terrain is None else terrain
+    plan = step_plan(track, character)
+    if times is None:
+        times = plan.start + np.arange(frame_count(plan.start, plan.end, fps)) / fps
+    times = np.clip(np.asarray(times, dtype=float), plan.start, plan.end)
+    rotations = footprint_rotations(plan.track, terrain)
+    path = com_path(plan, character, track.extras.get("com_velocity"))
+    grid = height_module.grid(plan.start, plan.end)
+    every = np.concatenate([times, grid])
+    n = len(times)
+    feet = feet_at(plan, character, every, rotations, terrain)
+    xy, velocity_xy, acceleration_xy = path.evaluate(every)
+    tr = plan.track
+    yaw = body_yaw(every, tr.contact, tr.liftoff, tr.headings)
+    zero = np.zeros_like(yaw)
+    offsets = hip_offsets_in_world(yaw, zero, zero, character.hip_offsets)
+    base = feet.ground.mean(axis=1) + standing_height(character)
+    limit = height_module.height_limit(xy[n:, None] + offsets[n:, :, :2], -offsets[n:, :, 2], feet.position[n:],
+                                       feet.contact[n:], character.max_lengths)
+    z, vz, az = height_module.lowered(grid, base[n:], limit)
+    com = np.column_stack([xy[:n], np.interp(times, grid, z)])
+    hips = com[:, None] + offsets[:n]
+    within_reach(feet.position[:n], hips, ~feet.contact[:n], character.max_lengths)
+    motion = Motion(
+        fps, times, com,
+        np.column_stack([velocity_xy[:n], np.interp(times, grid, vz)]),
+        np.column_stack([acceleration_xy[:n], np.interp(times, grid, az)]),
+        yaw[:n], zero[:n], zero[:n], hips, feet.position[:n], feet.rotation[:n],
+        np.zeros((n, 2)), feet.contact[:n], feet.footprint[:n], character=character, track=tr)
+    ground = terrain.heights(com[:, :2]) if terrain is not None else feet.ground[:n].mean(axis=1)
+    motion.measures = frame_measures(motion, plan.schedule, rotations, ground, terrain)
+    motion.report = quality_report(motion, plan.schedule, motion.measures,
+                                   character.com_clearance * character.leg_length_nominal)
+    motion.report["stepping"] = {
+        "steps": len(plan.swings), "pivots": len(plan.pivots),
+        "lowest_com_drop": float((base[n:] - z).max()),
+        "captured": path.captured,
+    }
+    motion.solve_seconds = time.perf_counter() - started
+    return motion

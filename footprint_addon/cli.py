@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import math
 import sys
 from contextlib import contextmanager
 
@@ -170,6 +171,54 @@ def _numbers(text, option):
         raise FootprintError(f"{option} {text!r}: expected numbers separated by commas") from None
 
 
+def _step(args):
+    """Steps from standing at the origin facing +Y to a stance centred on --to, or recovers from --push."""
+    from ..solver.character import character_from_json
+    from ..solver.stepping import Stance, recover_from_push, step_to_stance
+    from ..solver.track import dumps, track_to_json
+
+    if not 0 < args.fps <= MAX_FPS:  # (also false for NaN)
+        raise FootprintError(f"--fps must be in (0, {MAX_FPS}], not {args.fps}")
+    try:
+        character = character_from_json(args.character)
+    except FootprintError as exc:
+        raise type(exc)(f"--character: {exc}") from None
+    start = Stance.centred(character, 0.0, 0.0, 0.0)
+    option = f"--to {' '.join(f'{v:g}' for v in args.to)}" if args.to else f"--push {' '.join(f'{v:g}' for v in args.push)}"
+    try:
+        if args.to:
+            x, y, heading = args.to
+            track = step_to_stance(character, start, Stance.centred(character, x, y, math.radians(heading)))
+        else:
+            track = recover_from_push(character, start, args.push)
+    except FootprintError as exc:
+        raise type(exc)(f"{option}: {exc}") from None
+    motion = biped.solve(track, fps=args.fps)
+    motion_text = json.dumps(motion.to_json(), allow_nan=False) + "\n"
+    write_atomically(args.output, motion_text)
+    if args.track_output:
+        write_atomically(args.track_output, dumps(track_to_json(track)))
+    stepping = motion.report["stepping"]
+    print(f"step: {args.character}, {option}: {stepping['steps']} steps ({stepping['pivots']} pivots) over "
+          f"{motion.times[-1] - motion.times[0]:.2f} s -> {args.output}"
+          + (f" and {args.track_output}" if args.track_output else ""))
+    for warning in report_warnings(motion.report):
+        print(f"step: warning: {warning}", file=sys.stderr)
+    return 0
+
+
+def _transition(args):
+    from .transition import transition_file
+
+    try:
+        strip, _transition_motion = transition_file(args.scene, args.rig, args.from_strip, args.to_strip, args.output)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"transition: {args.from_strip} -> {args.to_strip} on {args.rig}: strip {strip!r} -> {args.output}")
+    return 0
+
+
 def _bake(args):
     from . import headless
 
@@ -246,7 +295,7 @@ class _GaitHelp(argparse.HelpFormatter):
 def parser():
     p = argparse.ArgumentParser(prog="footprint_locomotion", description="Footprint Locomotion")
     sub = p.add_subparsers(dest="command", required=True,
-                           metavar="{demo,solve,plot,running,gait,bake,batch,validate}")
+                           metavar="{demo,solve,plot,running,gait,step,transition,bake,batch,validate}")
     demo = sub.add_parser("demo", help="build the demo scene, save out/demo.blend, render out/demo.png and "
                                        "the 1.3 m/s walk out/walk.png")
     demo.add_argument("--output-dir", default="out")
@@ -305,6 +354,29 @@ def parser():
                       help="slow down to standing on all four feet (default; --no-stop-standing: end mid-gait)")
     gait.add_argument("--output", required=True, help="track JSON to write")
     gait.set_defaults(run=_gait)
+    step = sub.add_parser("step", help="a biped stepping from standing at the origin facing +Y to a stance, or "
+                                       "recovering from a push (Wu, Medina and Zordan's steps; the capture point)")
+    step.add_argument("--character", default="human", help="a biped preset (default human)")
+    goal = step.add_mutually_exclusive_group(required=True)
+    goal.add_argument("--to", type=float, nargs=3, metavar=("X", "Y", "HEADING_DEG"),
+                      help="step to standing with the feet centred on (X, Y) m facing HEADING_DEG (0 = +Y, positive "
+                           "turns left), in the fewest steps the legs reach")
+    goal.add_argument("--push", type=float, nargs=2, metavar=("VX", "VY"),
+                      help="the COM pushed to (VX, VY) m/s while standing: step as the capture point asks, then "
+                           "stand")
+    step.add_argument("--fps", type=float, default=60.0, help="samples per second (default 60)")
+    step.add_argument("--output", required=True, help="motion JSON to write (the format solve writes)")
+    step.add_argument("--track-output", metavar="TRACK.json",
+                      help="also write the stepping track (every footprint, the starting stance's included)")
+    step.set_defaults(run=_step)
+    transition = sub.add_parser("transition", help="a stepping transition strip between two action strips of a "
+                                                   "rig's NLA, saved as a new .blend")
+    transition.add_argument("scene", help=".blend to open")
+    transition.add_argument("--rig", required=True, help="name of the armature object")
+    transition.add_argument("--from-strip", required=True, help="the NLA strip that ends standing")
+    transition.add_argument("--to-strip", required=True, help="the NLA strip that starts standing elsewhere")
+    transition.add_argument("--output", required=True, help=".blend to write")
+    transition.set_defaults(run=_transition)
     bake = sub.add_parser("bake", help="bake a track of a .blend onto a rig, save the result as a new .blend")
     bake.add_argument("scene", nargs="?", help=".blend to open (omit inside `blender -b scene.blend --command`)")
     bake.add_argument("--track", required=True, help="name of the footprint track collection")

@@ -1,7 +1,7 @@
 """The projected COM of a stepping motion (WMZ §5), as pieces of time, each evaluable at any times:
 
 - a step: the quadratic Bezier through the COM's start, the support foot (the pivot) and its end, travelled
-  at Fig. 2's three-phase speed: push-off in the double support before lift-off, free fall at
+  at Fig. 2's three-phase speed (split where the path runs out to the pivot and back: _wmz_step): push-off in the double support before lift-off, free fall at
   m2 = g sin(theta) during the swing, landing in the double support after touchdown. A step starts from
   rest where the one before came to rest; it ends at rest over the middle of the feet it leaves standing.
   The double support between two steps is shared: the landing takes the first half, the push-off the
@@ -24,6 +24,8 @@ from .profiles import bezier, bezier_arc_length, com_phases, com_progress, free_
 from .capture import is_captured
 from .stance import nearest_in_polygon, standing_height, support_polygon
 
+OUT_AND_BACK = 135.0  # degrees the path's direction turns (from toward the pivot to away from it) past which the
+# COM runs out to the pivot and back, resting at the turn
 CAPTURE_LANDING_SHARE = 2.0 / 3.0  # of the double support after the capturing touchdown: the most its landing
 # takes (the rest is the next step's push-off)
 
@@ -166,9 +168,36 @@ def com_path(plan, character, velocity=None) -> ComPath:
         p1 = tr.positions[swing.support, :2]
         standing = [swing.land, plan.standing_on(1 - swing.foot, swing.t2)]
         p2 = tr.positions[standing, :2].mean(axis=0)
-        pieces.append(Step(t0, swing.t1, swing.t2, t3, point, p1, p2, _free_fall(point, p1, p2, height)))
+        pieces += _wmz_step(t0, swing.t1, swing.t2, t3, point, p1, p2, height)
         point = p2
     return ComPath(tuple(pieces), tr.positions[start_feet, :2].mean(axis=0), captured)
+
+
+def _wmz_step(t0, t1, t2, t3, p0, pivot, p2, height):
+    """The pieces of one step's COM (WMZ §5) from p0 over the pivot to p2: the Bezier with the pivot as its
+    middle control point, at Fig. 2's speed. Fig. 2's speed is the motion toward the support foot and then away
+    from it; along the path it is one hump where the path sweeps past the pivot, but where the path runs out to
+    it and back (a step that ends beside where it started: in place, closing the feet) the COM comes to rest at
+    the turn: then the Bezier is split there (de Casteljau), the push-off carrying the COM out to the turn by
+    mid-swing, the fall away from the pivot and the landing back. Elsewhere the control point is kept within
+    the ends' span along the chord, so the path never doubles back on itself near an end (a turn at speed)."""
+    out, back = pivot - p0, p2 - pivot
+    turn = math.degrees(math.acos(np.clip(out @ back / max(np.linalg.norm(out) * np.linalg.norm(back), 1e-300),
+                                          -1.0, 1.0)))
+    if turn > OUT_AND_BACK:
+        bend = p0 - 2.0 * pivot + p2
+        tau = float(np.clip((p0 - pivot) @ bend / max(bend @ bend, 1e-300), 0.0, 1.0))  # |dB/dtau| least
+        q0, q2 = p0 + tau * out, pivot + tau * back
+        apex = q0 + tau * (q2 - q0)
+        middle = 0.5 * (t1 + t2)
+        return [Step(t0, t1, t1, middle, p0, q0, apex, 0.0), Step(middle, t2, t2, t3, apex, q2, p2, 0.0)]
+    chord = p2 - p0
+    length = float(np.linalg.norm(chord))
+    control = pivot
+    if length > 0.0:
+        along = float(out @ chord) / length
+        control = pivot + (np.clip(along, 0.0, length) - along) * chord / length
+    return [Step(t0, t1, t2, t3, p0, control, p2, _free_fall(p0, pivot, p2, height))]
 
 
 def _free_fall(p0, p1, p2, height):

@@ -2,9 +2,9 @@
 standing leg would otherwise pass l_max (WMZ §6: "lowering the pelvis automatically to avoid stretching either leg beyond
 its limit"), smoothly.
 
-On a regular grid: per standing leg, the highest COM that keeps its hip within reach of its foot; the lower envelope
-of parabolas of curvature SINK_ACCELERATION hung from those limits (no vertical acceleration beyond it where
-the body sinks and rises again), the drop below standing height smoothed by a short Gaussian."""
+On a regular grid: per standing leg, the highest COM that keeps its hip within reach of its foot; the drop below
+standing height that needs, dilated by a parabola of curvature SINK_ACCELERATION and smoothed (lowered): the
+body sinks ahead of a need and rises after it with a bounded vertical acceleration."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import math
 import numpy as np
 
 GRID_RATE = 240.0  # samples per second of the grid the height is worked out on
-REACH_MARGIN = 0.005  # metres inside l_max the legs are held (the grid's spacing and the smoothing's rounding)
+REACH_MARGIN = 0.003  # metres inside l_max the legs are held (between the grid's samples)
 SINK_ACCELERATION = 2.5  # m/s^2: the vertical acceleration the lowering needs at most
-SMOOTHING = 0.03  # seconds: the Gaussian's standard deviation
+SMOOTHING = 0.06  # seconds: the Gaussian's standard deviation
 BLOCK = 2048  # grid rows worked out together (memory: rows x window)
 
 
@@ -36,21 +36,25 @@ def height_limit(hips_xy, hip_drop, feet, standing, leg_max):
 
 
 def lowered(times, standing, limit):
-    """(z, z', z'') on the grid times (N,): standing (N,) lowered where limit (N,) is below it."""
+    """(z, z', z'') on the grid times (N,): standing (N,) lowered where limit (N,) is below it.
+
+    The drop needed (standing - limit, where positive) dilated by a parabola of curvature SINK_ACCELERATION
+    (the highest of the parabolas hung under each needed drop: the body sinks ahead of a need and rises after
+    it no faster), then smoothed by a Gaussian (where two such sinks meet the body turns from rising to
+    sinking at once). The smoothing lowers a parabola's top by SINK_ACCELERATION SMOOTHING^2 / 2: the needs
+    are raised by that first."""
     dt = times[1] - times[0] if len(times) > 1 else 1.0
-    target = np.minimum(standing, limit)
-    drop_needed = standing - target
-    if drop_needed.max() <= 0.0 or len(times) < 2:
+    needed = np.maximum(standing - limit, 0.0)
+    if needed.max() <= 0.0 or len(times) < 2:
         z = standing
     else:
-        reach = int(math.ceil(math.sqrt(2.0 * drop_needed.max() / SINK_ACCELERATION) / dt))
-        offsets = np.arange(-reach, reach + 1)
-        bend = 0.5 * SINK_ACCELERATION * (offsets * dt) ** 2
-        padded = np.concatenate([np.full(reach, np.inf), target, np.full(reach, np.inf)])
-        windows = np.lib.stride_tricks.sliding_window_view(padded, len(offsets))
-        envelope = np.concatenate([(windows[a:a + BLOCK] + bend).min(axis=1) for a in range(0, len(target), BLOCK)])
-        drop = np.maximum(standing - envelope, 0.0)
-        z = standing - _gaussian(drop, SMOOTHING / dt)
+        needed = np.where(needed > 0.0, needed + 0.5 * SINK_ACCELERATION * SMOOTHING ** 2, 0.0)
+        reach = int(math.ceil(math.sqrt(2.0 * needed.max() / SINK_ACCELERATION) / dt))
+        bend = 0.5 * SINK_ACCELERATION * (np.arange(-reach, reach + 1) * dt) ** 2
+        padded = np.concatenate([np.zeros(reach), needed, np.zeros(reach)])
+        windows = np.lib.stride_tricks.sliding_window_view(padded, len(bend))
+        dilated = np.concatenate([(windows[a:a + BLOCK] - bend).max(axis=1) for a in range(0, len(needed), BLOCK)])
+        z = standing - _gaussian(dilated, SMOOTHING / dt)
     velocity = np.gradient(z, dt)
     return z, velocity, np.gradient(velocity, dt)
 

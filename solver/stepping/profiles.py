@@ -10,7 +10,8 @@ arguments (samples, steps), so a whole sequence of steps is evaluated in one cal
   points, travelled by arc length at a piecewise-linear speed (Fig. 2): from rest it accelerates uniformly
   during push-off [t0, t1], at m2 = g sin(theta) during the free fall of the swing [t1, t2] (theta the lean of
   the support leg off vertical), and uniformly back to rest during landing [t2, t3]. The areas under the
-  three pieces add up to the path's length D, which fixes the push-off's slope m1 (and the landing's m3).
+  three pieces add up to the path's length D, which fixes the push-off's slope m1 (and the landing's m3); a
+  long swing's free fall is moderated so that the push-off still shifts the weight (com_phases).
 """
 
 from __future__ import annotations
@@ -55,18 +56,19 @@ def com_phases(distance, t0, t1, t2, t3, free_fall):
 
     The areas under the three pieces (A0 and A1 of Fig. 2 and the free fall's between them) sum to D:
     D = v1 (T1 / 2 + T2 + T3 / 2) + m2 T2 (T2 + T3) / 2, with T1, T2, T3 the phases' durations, solved for v1
-    (then v2 = v1 + m2 T2, m1 = v1 / T1, m3 = -v2 / T3). Where a short step's free fall alone would cover more than D (v1 < 0), m2 is
-    lowered so that the push-off starts from rest with v1 = 0: the body never walks backwards along its
-    path."""
+    (then v2 = v1 + m2 T2, m1 = v1 / T1, m3 = -v2 / T3). The push-off always shifts the weight toward the
+    support foot (WMZ §5: the COM "begins to accelerate at a fairly constant rate toward the support foot"):
+    where a long swing's free fall would leave it less than the path's mean speed D / (t3 - t0) at lift-off,
+    v1 is that mean speed and m2 is lowered to what the rest of D leaves (zero at least)."""
     distance, t0, t1, t2, t3 = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (distance, t0, t1, t2, t3)))
     push, fall, land = t1 - t0, t2 - t1, t3 - t2
     # Areas: push-off v1 T1 / 2, free fall (v1 + v2) T2 / 2, landing v2 T3 / 2, with v2 = v1 + m2 T2.
     span = 0.5 * push + fall + 0.5 * land
     fall_area = fall * (0.5 * fall + 0.5 * land)  # the part of the area that m2 adds, per unit m2
-    m2 = np.minimum(np.asarray(free_fall, dtype=float), np.where(fall_area > 0, distance / np.maximum(fall_area, 1e-300),
-                                                                  np.inf))
-    m2 = np.maximum(m2, 0.0)
-    v1 = (distance - m2 * fall_area) / np.maximum(span, 1e-300)
+    mean_speed = distance / np.maximum(t3 - t0, 1e-300)
+    v1 = np.maximum((distance - np.asarray(free_fall, dtype=float) * fall_area) / np.maximum(span, 1e-300),
+                    mean_speed)  # (never past D / span, the speed with no free fall: span <= t3 - t0)
+    m2 = np.where(fall_area > 0, np.maximum(distance - v1 * span, 0.0) / np.maximum(fall_area, 1e-300), 0.0)
     return v1, v1 + m2 * fall, m2
 
 

@@ -208,11 +208,12 @@ def _step(args):
 
 
 def _transition(args):
+    from .headless import JobError
     from .transition import transition_file
 
     try:
         strip, _transition_motion = transition_file(args.scene, args.rig, args.from_strip, args.to_strip, args.output)
-    except ValueError as exc:
+    except (ValueError, OSError, JobError) as exc:  # bad input, named (a missing or unwritable file: headless's)
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(f"transition: {args.from_strip} -> {args.to_strip} on {args.rig}: strip {strip!r} -> {args.output}")

@@ -63,16 +63,18 @@ def inside(polygon, point):
     return bool((edges[:, 0] * (point[1] - polygon[:, 1]) - edges[:, 1] * (point[0] - polygon[:, 0]) >= 0).all())
 
 
-def assert_planted_and_within_reach(motion, character, slack=1e-6):
-    """Every standing foot's ball (where it pivots, half a foot ahead of the support point) stays on its
-    footprint's, and every standing leg (hip to support point) within l_max, frame by frame."""
+def assert_planted_and_within_reach(motion, character, terrain=None, slack=1e-6):
+    """Every standing foot's ball (where it pivots, half a foot ahead of the support point, along the ground)
+    stays on its footprint's, and every standing leg (hip to support point) within l_max, frame by frame."""
     track = motion.track
     for leg in range(2):
         down = motion.contact[:, leg]
         fp = motion.footprint[down, leg]
         fwd_now = motion.foot_rotation[down, leg, :, 1]
         ball_now = motion.feet[down, leg] + 0.5 * character.foot_length * fwd_now
-        fwd_fp = np.stack([-np.sin(track.headings[fp]), np.cos(track.headings[fp]), np.zeros(len(fp))], axis=1)
+        plan = np.stack([-np.sin(track.headings[fp]), np.cos(track.headings[fp])], axis=1)
+        rise = np.zeros(len(fp)) if terrain is None else (terrain.gradient(track.positions[fp, :2]) * plan).sum(axis=1)
+        fwd_fp = np.column_stack([plan, rise]) / np.sqrt(1.0 + rise * rise)[:, None]
         ball_fp = track.positions[fp] + 0.5 * character.foot_length * fwd_fp
         assert np.linalg.norm(ball_now - ball_fp, axis=1).max() < 1e-3
         legs = np.linalg.norm(motion.hips[down, leg] - motion.feet[down, leg], axis=1)
@@ -216,6 +218,39 @@ def test_step_duration_sets_each_step(solver, human):
         contact, liftoff = track.contact[track.feet == foot][order], track.liftoff[track.feet == foot][order]
         swings += list(contact[1:] - liftoff[:-1])
     assert np.allclose(swings, 0.4)  # half the step's duration swings, the rest is push-off and landing
+
+
+def test_stepping_up_a_slope_puts_every_footprint_on_it(solver, human):
+    stepping, terrain = solver("stepping"), solver("quadruped.terrains").slope(10.0)
+    rise = math.tan(math.radians(10.0))
+    start = stepping.Stance.centred(human, 0.0, 0.0, 0.0)
+    target = stepping.Stance.centred(human, 0.3, 1.8, math.radians(30.0), z=1.8 * rise)
+    track = stepping.step_to_stance(human, start, target, terrain=terrain)
+    assert np.allclose(track.positions[:, 2], track.positions[:, 1] * rise, atol=1e-9)
+    motion = solver("biped").solve(track, terrain=terrain, fps=120)
+    assert np.linalg.norm(motion.feet[-1] - target.positions, axis=1).max() < 0.01
+    assert motion.report["feet_below_ground"] < 1e-3  # the swings clear the rising ground
+    # The body rises with the feet: standing height over them at the start and the end.
+    standing = human.leg_length_nominal - human.hip_offsets[:, 2].mean()
+    assert motion.com[0, 2] == pytest.approx(standing) and motion.com[-1, 2] == pytest.approx(standing + 1.8 * rise)
+    assert_planted_and_within_reach(motion, human, terrain)
+
+
+def test_a_moving_start_is_caught_first_then_steps_on_to_the_target(solver, human):
+    stepping = solver("stepping")
+    start = stepping.Stance.centred(human, 0.0, 0.0, 0.0)
+    target = stepping.Stance.centred(human, -1.0, 0.5, math.radians(90.0))
+    track = stepping.step_to_stance(human, start, target, com_velocity=(0.0, 1.0))
+    assert track.extras["com_velocity"] == [0.0, 1.0]
+    motion = solver("biped").solve(track, fps=FPS)
+    assert np.allclose(motion.com_velocity[0, :2], [0.0, 1.0])
+    caught = motion.report["stepping"]["captured"]
+    assert caught is not None and motion.times[0] < caught < motion.times[-1] - 1.0
+    order = np.argsort(track.contact)
+    assert track.positions[order[2], 1] > 0.3  # the first step catches the body, forward
+    assert np.linalg.norm(motion.feet[-1] - target.positions, axis=1).max() < 0.01
+    assert np.linalg.norm(motion.com_velocity[-1]) < 0.05
+    assert_planted_and_within_reach(motion, human)
 
 
 # --- push recovery (item 3) -------------------------------------------------------------------------------

@@ -37,8 +37,9 @@ def character_field(character):
     return character.to_json()
 
 
-def stepping_track(character, stance, steps, start_time: float, end: float, extras=None):
-    """The track of a stance at start_time followed by steps (PlannedStep, in time order), standing until end."""
+def stepping_track(character, stance, steps, start_time: float, end: float, extras=None, terrain=None):
+    """The track of a stance at start_time followed by steps (PlannedStep, in time order), standing until end;
+    on a terrain (its heights(xy)) the steps' footprints stand on it."""
     poses = [[(stance.positions[foot], stance.headings[foot], start_time)] for foot in range(2)]
     lifts = [[] for _ in range(2)]
     for step in steps:
@@ -56,6 +57,27 @@ def stepping_track(character, stance, steps, start_time: float, end: float, extr
             headings.append(heading)
             contact.append(touch)
             liftoff.append(lift)
+    positions = np.array(positions, dtype=float)
+    if terrain is not None:
+        stepped = ~np.isin(np.arange(len(positions)), [0, len(poses[0])])  # all but the starting stance's
+        positions[stepped, 2] = terrain.heights(positions[stepped, :2])
     track = make_track(feet, positions, headings, contact, liftoff, character=character_field(character),
                        extras={"motion": STEPPING, **(extras or {})})
+    return track.take(track.time_order())
+
+
+def joined(first, second):
+    """Two stepping tracks as one: `second` starts standing where `first` ends (its starting stance's footprints
+    are `first`'s last ones, held on until `second`'s first lift-offs); the first's extras."""
+    last = [int(np.flatnonzero(first.feet == foot)[np.argmax(first.contact[first.feet == foot])]) for foot in BIPED_FEET]
+    starting = [int(np.flatnonzero(second.feet == foot)[np.argmin(second.contact[second.feet == foot])])
+                for foot in BIPED_FEET]
+    liftoff = first.liftoff.copy()
+    liftoff[last] = second.liftoff[starting]
+    rest = np.setdiff1d(np.arange(len(second)), starting)
+    track = make_track(np.concatenate([first.feet, second.feet[rest]]),
+                       np.concatenate([first.positions, second.positions[rest]]),
+                       np.concatenate([first.headings, second.headings[rest]]),
+                       np.concatenate([first.contact, second.contact[rest]]),
+                       np.concatenate([liftoff, second.liftoff[rest]]), character=first.character, extras=first.extras)
     return track.take(track.time_order())

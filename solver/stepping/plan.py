@@ -29,7 +29,8 @@ import numpy as np
 from ..errors import NonFiniteError, RangeError, SteppingError, TimingError
 from ..track import MAX_SECONDS
 from .feet import ball_offset
-from .layout import PlannedStep, stepping_track, swing_time
+from .layout import PlannedStep, joined, stepping_track, swing_time
+from .push import recover_from_push
 from .stance import (SOLE_GAP, Stance, forward, hip_height, mean_heading, point_to_rectangle, reach_in_plan, require_biped,
                      right, sole_corners, soles_apart, stance_width, wrap)
 
@@ -66,9 +67,13 @@ def largest_stretch(character) -> float:
 
 
 def step_to_stance(character, start: Stance, target: Stance, start_time: float = 0.0,
-                   step_duration: float | None = None):
+                   step_duration: float | None = None, com_velocity=None, terrain=None):
     """The stepping track (marked "motion": "stepping") from standing at `start` to standing at `target`: the
-    starting stance's footprints from start_time, then the fewest steps the legs' reach allows (module doc)."""
+    starting stance's footprints from start_time, then the fewest steps the legs' reach allows (module doc).
+
+    com_velocity (vx, vy) m/s: the body is moving at the start (a push): the steps the capture point asks for
+    catch it first (push.recover_from_push), then the plan goes on from where they leave the feet.
+    terrain (its heights(xy)): the steps' footprints stand on it (the starting stance's are as given)."""
     require_biped(character)
     start.check(character, "start stance")
     target.check(character, "target stance")
@@ -84,8 +89,13 @@ def step_to_stance(character, start: Stance, target: Stance, start_time: float =
         if stretch > limit:
             raise SteppingError(f"{what}: the feet stand {stretch:.2f} m from their relaxed places, more than the "
                                 f"legs reach standing ({limit:.2f} m)")
+    if com_velocity is not None and np.any(np.asarray(com_velocity, dtype=float) != 0.0):  # (NaN too: refused there)
+        caught = recover_from_push(character, start, com_velocity, start_time, terrain)
+        onward = step_to_stance(character, Stance.at_end(caught), target, float(caught.liftoff.max()), step_duration,
+                                terrain=terrain)
+        return joined(caught, onward)
     moves = _fewest_steps(character, start, target, limit)
-    return _timed(character, start, moves, start_time, step_duration)
+    return _timed(character, start, moves, start_time, step_duration, terrain)
 
 
 def leading_foot(start: Stance, target: Stance) -> int:
@@ -270,7 +280,7 @@ def _path(history, index):
     return moves[::-1]
 
 
-def _timed(character, start, moves, start_time, step_duration):
+def _timed(character, start, moves, start_time, step_duration, terrain):
     """The moves as a stepping track: each swing from its distance (or half the step duration), push-off and
     landing each half a swing."""
     positions = start.positions.copy()
@@ -285,4 +295,4 @@ def _timed(character, start, moves, start_time, step_duration):
             positions[1 - foot] = pivot[0]
         previous, t = swing, lift + swing
     end = t + 0.5 * previous if steps else start_time + (step_duration or swing_time(character, 0.0))
-    return stepping_track(character, start, steps, start_time, end)
+    return stepping_track(character, start, steps, start_time, end, terrain=terrain)

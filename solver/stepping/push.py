@@ -34,10 +34,10 @@ MAX_RECOVERY_STEPS = 8
 ALONGSIDE = 0.01  # metres: a foot this near its place beside the other needs no step to stand
 
 
-def recover_from_push(character, stance: Stance, com_velocity, start_time: float = 0.0):
+def recover_from_push(character, stance: Stance, com_velocity, start_time: float = 0.0, terrain=None):
     """The stepping track of a body standing at `stance` whose COM is given com_velocity (vx, vy) m/s at
     start_time: the recovery steps, then standing with the feet side by side. The track records the velocity
-    ("com_velocity")."""
+    ("com_velocity"); on a terrain (its heights(xy)) the steps' footprints stand on it."""
     require_biped(character)
     stance.check(character, "stance")
     velocity = np.asarray(com_velocity, dtype=float).reshape(-1)
@@ -78,7 +78,8 @@ def recover_from_push(character, stance: Stance, com_velocity, start_time: float
             steps.append(PlannedStep(behind, beside, heading, rest, rest + swing))
             rest = rest + 1.5 * swing  # the step's swing and landing
     return stepping_track(character, stance, steps, start_time, rest,
-                          {"com_velocity": [float(v) for v in np.asarray(com_velocity, dtype=float).reshape(2)]})
+                          {"com_velocity": [float(v) for v in np.asarray(com_velocity, dtype=float).reshape(2)]},
+                          terrain)
 
 
 def _pendulum(point, velocity, polygon, omega, elapsed):

@@ -184,7 +184,8 @@ def _step(args):
     except FootprintError as exc:
         raise type(exc)(f"--character: {exc}") from None
     start = Stance.centred(character, 0.0, 0.0, 0.0)
-    option = f"--to {' '.join(f'{v:g}' for v in args.to)}" if args.to else f"--push {' '.join(f'{v:g}' for v in args.push)}"
+    given = args.to or args.push
+    option = f"--{'to' if args.to else 'push'} {' '.join(f'{v:g}' for v in given)}"
     try:
         if args.to:
             x, y, heading = args.to

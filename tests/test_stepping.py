@@ -162,8 +162,8 @@ def fewest_steps_bound(character, start, target):
     return 1 + math.ceil(shortest / apart)
 
 
-@pytest.mark.parametrize("x, y, turn", [(-1.25, 2.5 * math.cos(math.pi / 6), 120.0), (0.0, 2.5, 120.0), (2.5, 0.0, -120.0)],
-                         ids=["ahead_left", "ahead", "right"])
+@pytest.mark.parametrize("x, y, turn", [(-1.25, 2.5 * math.cos(math.pi / 6), 120.0), (0.0, 2.5, 120.0),
+                                        (2.5, 0.0, -120.0)], ids=["ahead_left", "ahead", "right"])
 def test_step_to_a_target_far_and_turned(solver, human, x, y, turn):
     stepping = solver("stepping")
     start = stepping.Stance.centred(human, 0.0, 0.0, 0.0)
@@ -351,8 +351,9 @@ def test_bad_requests_get_typed_errors_naming_the_culprit(solver, human):
 
 def test_tracks_that_cannot_be_stepped_are_refused(solver):
     stepping, errors = solver("stepping"), solver("errors")
-    flight = stepping_track(solver, ["L", "R", "L", "R"], [[-0.09, 0, 0], [0.09, 0, 0], [-0.09, 0.3, 0], [0.09, 0.3, 0]],
-                            [0] * 4, [0, 0, 0.5, 0.5], [0.3, 0.3, 1.0, 1.0])
+    flight = stepping_track(solver, ["L", "R", "L", "R"],
+                            [[-0.09, 0, 0], [0.09, 0, 0], [-0.09, 0.3, 0], [0.09, 0.3, 0]], [0] * 4, [0, 0, 0.5, 0.5],
+                            [0.3, 0.3, 1.0, 1.0])
     with pytest.raises(errors.SteppingError, match="both feet are off the ground from 0.3 s to 0.5 s"):
         stepping.solve_steps(flight)
     late = stepping_track(solver, ["L", "R"], [[-0.09, 0, 0], [0.09, 0, 0]], [0, 0], [0, 0.2], [1.0, 1.0])

@@ -1,7 +1,8 @@
 """The projected COM of a stepping motion (WMZ §5), as pieces of time, each evaluable at any times:
 
 - a step: the quadratic Bezier through the COM's start, the support foot (the pivot) and its end, travelled
-  at Fig. 2's three-phase speed (split where the path runs out to the pivot and back: _wmz_step): push-off in the double support before lift-off, free fall at
+  at Fig. 2's three-phase speed (split where the path runs out to the pivot and back: _wmz_step): push-off
+  in the double support before lift-off, free fall at
   m2 = g sin(theta) during the swing, landing in the double support after touchdown. A step starts from
   rest where the one before came to rest; it ends at rest over the middle of the feet it leaves standing.
   The double support between two steps is shared: the landing takes the first half, the push-off the
@@ -91,7 +92,8 @@ class Pendulum:
     omega: float
 
     def at(self, t):
-        return lipm.pendulum(self.position, self.velocity, self.pivot, self.omega, np.asarray(t, dtype=float) - self.start)
+        elapsed = np.asarray(t, dtype=float) - self.start
+        return lipm.pendulum(self.position, self.velocity, self.pivot, self.omega, elapsed)
 
     def evaluate(self, t):
         return self.at(t)

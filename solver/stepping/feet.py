@@ -37,7 +37,7 @@ def ball_offset(character) -> float:
 
 def feet_at(plan, character, times, rotations, terrain=None) -> Feet:
     """The feet at times (N,), from the plan's footprints and their frames (F, 3, 3)."""
-    tr, legs = plan.track, plan.schedule.leg_of_footprint
+    tr = plan.track
     times = np.asarray(times, dtype=float)
     n = len(times)
     position, rotation = np.zeros((n, 2, 3)), np.zeros((n, 2, 3, 3))
@@ -74,7 +74,8 @@ def feet_at(plan, character, times, rotations, terrain=None) -> Feet:
         along = p0 + (p1 - p0) * s[:, None]
         position[rows, swing.foot] = along + [0.0, 0.0, 1.0] * (lift * 4.0 * u * (1.0 - u))[:, None]
         axis, angle = axis_angle_between(rotations[swing.leave][None], rotations[swing.land][None])
-        rotation[rows, swing.foot] = rotations[swing.leave] @ rodrigues(np.repeat(axis, rows.sum(), axis=0), angle[0] * s)
+        turn = rodrigues(np.repeat(axis, rows.sum(), axis=0), angle[0] * s)
+        rotation[rows, swing.foot] = rotations[swing.leave] @ turn
         contact[rows, swing.foot] = False
         footprint[rows, swing.foot] = -1
         ground[rows, swing.foot] = along[:, 2]
@@ -97,7 +98,8 @@ def swing_lifts(plan, character, rotations, terrain=None) -> np.ndarray:
     s = foot_progress(u)
     p0, p1 = tr.positions[leave][:, None], tr.positions[land][:, None]
     line = p0 + (p1 - p0) * s[..., None]
-    fwd = rotations[leave][:, None, :, 1] + (rotations[land][:, None, :, 1] - rotations[leave][:, None, :, 1]) * s[..., None]
+    f0, f1 = rotations[leave][:, None, :, 1], rotations[land][:, None, :, 1]
+    fwd = f0 + (f1 - f0) * s[..., None]
     fwd /= np.maximum(np.linalg.norm(fwd, axis=-1, keepdims=True), 1e-9)
     below = np.max([terrain.heights((line + reach * fwd)[..., :2]) - (line + reach * fwd)[..., 2]
                     for reach in (-character.heel, 0.0, character.toe)], axis=0)

@@ -1,6 +1,6 @@
 """The COM's height in a stepping motion: standing height over the feet, lowered (never raised) wherever a
-standing leg would otherwise pass l_max (WMZ §6: "lowering the pelvis automatically to avoid stretching either leg beyond
-its limit"), smoothly.
+standing leg would otherwise pass l_max (WMZ §6: "lowering the pelvis automatically to avoid stretching either
+leg beyond its limit"), smoothly.
 
 On a regular grid: per standing leg, the highest COM that keeps its hip within reach of its foot; the drop below
 standing height that needs, dilated by a parabola of curvature SINK_ACCELERATION and smoothed (lowered): the

@@ -69,9 +69,10 @@ def stepping_track(character, stance, steps, start_time: float, end: float, extr
 def joined(first, second):
     """Two stepping tracks as one: `second` starts standing where `first` ends (its starting stance's footprints
     are `first`'s last ones, held on until `second`'s first lift-offs); the first's extras."""
-    last = [int(np.flatnonzero(first.feet == foot)[np.argmax(first.contact[first.feet == foot])]) for foot in BIPED_FEET]
-    starting = [int(np.flatnonzero(second.feet == foot)[np.argmin(second.contact[second.feet == foot])])
-                for foot in BIPED_FEET]
+    def each_foot(track, pick):  # per foot, its footprint whose contact pick (argmax, argmin) chooses
+        return [int(np.flatnonzero(track.feet == foot)[pick(track.contact[track.feet == foot])]) for foot in BIPED_FEET]
+
+    last, starting = each_foot(first, np.argmax), each_foot(second, np.argmin)
     liftoff = first.liftoff.copy()
     liftoff[last] = second.liftoff[starting]
     rest = np.setdiff1d(np.arange(len(second)), starting)

@@ -2,19 +2,20 @@
 
 A search over foot placements, a step at a time (a beam search: the BEAM most promising stances after each
 number of steps, vectorised over the candidates): the feet alternate; each step puts its foot somewhere on a
-grid about the standing foot (on its own side, turned up to MAX_SWING_TURN) or straight toward its target (part
-of the way, or onto it). A
-candidate must leave a stance the legs reach at standing height (its stretch, the feet's distance from their
-relaxed places either side of the centre, within STRIDE_SHARE of twice a leg's reach in plan: the hips sink
-for the rest while the COM moves, height.py), soles apart, legs not crossed, the feet splayed at most
-MAX_SPLAY; and its swing must pass the standing leg (its sole out of the standing ankle's column, the ankles a
-foot's width apart). A step that turns the facing by more than PIVOT_FACING (or would splay the feet more than
-MAX_SPLAY) pivots the support foot about its ball toward the swing foot's new heading, or its own target's
-(WMZ §6: "we do allow the support foot to rotate"), at most MAX_PIVOT_TURN, and the foot's next footprint is where the pivot left
-it: turning on the spot takes pivot steps. The first stance with both feet on their targets ends the search:
-no fewer steps reach it among the stances kept. Of equally short ways, the one whose first foot leads toward
-the target (or, turning on the spot, is on the outside of the turn) and then the one nearest its target along
-the way wins.
+grid about the standing foot (on its own side, turned up to MAX_SWING_TURN) or straight toward its target
+(part of the way, or onto it). A candidate must leave a stance the legs reach at standing height (its
+stretch, the feet's distance from their relaxed places either side of the centre, within STRIDE_SHARE of
+twice a leg's reach in plan: the hips sink for the rest while the COM moves, height.py), soles apart, legs not
+crossed, the feet splayed at most MAX_SPLAY; and its swing must pass the standing leg (its sole out of the
+standing ankle's column, the ankles a foot's width apart). A step that turns the facing by more than
+PIVOT_FACING (or would splay the feet more than MAX_SPLAY) pivots the support foot about its ball toward the
+swing foot's new heading, or its own target's (WMZ §6: "we do allow the support foot to rotate"), at most
+MAX_PIVOT_TURN, and the foot's next footprint is where the pivot left it: turning on the spot takes pivot
+steps. The first stance with both feet on their targets ends the search: no fewer steps reach it among the
+stances kept (the beam is a heuristic: directly behind, turned 120 degrees, takes one step more than the
+reach allows). Of equally short ways, the one whose first foot leads toward the target (or, turning on the
+spot, is on the outside of the turn) wins; the beam keeps first the stances with the fewest steps estimated
+to be left.
 
 Timing: each swing from the distance its foot moves (vdP97's automatic timing, layout.swing_time), or half the
 given step duration; each step's push-off and landing take half its swing (com.py), the COM resting between.
@@ -31,8 +32,8 @@ from ..track import MAX_SECONDS
 from .feet import ball_offset
 from .layout import PlannedStep, joined, stepping_track, swing_time
 from .push import recover_from_push
-from .stance import (SOLE_GAP, Stance, forward, hip_height, mean_heading, point_to_rectangle, reach_in_plan, require_biped,
-                     right, sole_corners, soles_apart, stance_width, wrap)
+from .stance import (SOLE_GAP, Stance, forward, hip_height, mean_heading, point_to_rectangle, reach_in_plan,
+                     require_biped, right, sole_corners, soles_apart, stance_width, wrap)
 
 STRIDE_SHARE = 1.0  # of the legs' reach at standing height that a planned stance uses
 PIVOT_FACING = math.radians(30.0)  # a step turning the facing more than this pivots the support foot

@@ -108,7 +108,8 @@ class Stance:
         gap = sole_gap(self.positions, self.headings, character)
         if gap < SOLE_GAP:
             raise StanceError(f"{what}: the feet overlap (the left sole {'is inside' if gap < 0 else 'comes within'} "
-                              f"{abs(gap) * 100:.1f} cm of the right one; they need {SOLE_GAP * 100:g} cm between them)")
+                              f"{abs(gap) * 100:.1f} cm of the right one; they need {SOLE_GAP * 100:g} cm between "
+                              "them)")
         across = float(np.dot(self.positions[1, :2] - self.positions[0, :2], right(self.heading)))
         if across <= 0.0:
             raise StanceError(f"{what}: the legs are crossed (the left foot is {-across * 100:.1f} cm right of the "
@@ -173,7 +174,8 @@ def point_to_rectangle(point, corners):
     """The distance in plan from points (..., 2) to rectangles (..., 4, 2) (0 inside)."""
     point = np.asarray(point, dtype=float)
     edges = np.roll(corners, -1, axis=-2) - corners
-    cross = edges[..., 0] * (point[..., None, 1] - corners[..., 1]) - edges[..., 1] * (point[..., None, 0] - corners[..., 0])
+    to_point = point[..., None, :] - corners
+    cross = edges[..., 0] * to_point[..., 1] - edges[..., 1] * to_point[..., 0]
     inside = (cross >= 0.0).all(axis=-1) | (cross <= 0.0).all(axis=-1)
     return np.where(inside, 0.0, _corners_to_edges(point[..., None, :], corners))
 

@@ -92,8 +92,8 @@ def step_plan(track, character: Character) -> StepPlan:
                                 f"end at {schedule.end:.4g} s")
     if len(schedule.flight_intervals):
         a, b = schedule.flight_intervals[0]
-        raise SteppingError(f"both feet are off the ground from {a:.4g} s to {b:.4g} s: a stepping track keeps one foot "
-                            "down while the other steps")
+        raise SteppingError(f"both feet are off the ground from {a:.4g} s to {b:.4g} s: a stepping track keeps one "
+                            "foot down while the other steps")
     swings, splits = [], []
     for foot in range(2):
         mine = np.flatnonzero(legs == foot)

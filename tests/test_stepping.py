@@ -204,6 +204,7 @@ def test_turning_on_the_spot_takes_pivot_steps(solver, human, turn):
     motion = solver("biped").solve(track, fps=120)
     assert motion.report["stepping"]["pivots"] >= 1
     assert 2 <= motion.report["stepping"]["steps"] <= 4
+    assert motion.report["swing"]["seconds"] > motion.report["swing"]["plausible_min"]  # a pivot is no swing
     assert np.linalg.norm(motion.feet[-1] - target.positions, axis=1).max() < 0.01
     assert_planted_and_within_reach(motion, human)
 

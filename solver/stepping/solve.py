@@ -7,12 +7,13 @@ measures and quality report, so foot skate and leg over-extension read the same 
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
 
 from ..character import character_from_json
-from ..motion import Motion, frame_measures, quality_report
+from ..motion import SWING_MIN, Motion, frame_measures, quality_report
 from ..orientation import body_yaw, hip_offsets_in_world
 from ..terrain import terrain_from_json
 from ..track import frame_count
@@ -62,6 +63,7 @@ def solve_steps(track, character=None, terrain=None, fps: float = 60.0, times=No
     motion.measures = frame_measures(motion, plan.schedule, rotations, ground, terrain)
     motion.report = quality_report(motion, plan.schedule, motion.measures,
                                    character.com_clearance * character.leg_length_nominal)
+    motion.report["swing"] = quickest_swing(plan, character)
     motion.report["stepping"] = {
         "steps": len(plan.swings), "pivots": len(plan.pivots),
         "lowest_com_drop": float((base[n:] - z).max()),
@@ -69,3 +71,16 @@ def solve_steps(track, character=None, terrain=None, fps: float = 60.0, times=No
     }
     motion.solve_seconds = time.perf_counter() - started
     return motion
+
+
+def quickest_swing(plan, character):
+    """The report's quickest swing (motion.quality_report's entry) among the steps: a pivot turns its foot on
+    the ground, it does not swing."""
+    if not plan.swings:
+        return None
+    tr = plan.track
+    swing = min(plan.swings, key=lambda s: s.t2 - s.t1)
+    turn = abs(math.remainder(tr.headings[swing.land] - tr.headings[swing.leave], 2.0 * math.pi))
+    return {"seconds": swing.t2 - swing.t1, "foot": str(tr.feet[swing.leave]), "liftoff": swing.t1, "contact": swing.t2,
+            "distance": float(np.linalg.norm(tr.positions[swing.land] - tr.positions[swing.leave])),
+            "turn_degrees": math.degrees(turn), "plausible_min": SWING_MIN * character.time_unit}

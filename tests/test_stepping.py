@@ -350,6 +350,20 @@ def test_bad_requests_get_typed_errors_naming_the_culprit(solver, human):
         stepping.recover_from_push(dog, start, (1.0, 0.0))
 
 
+def test_a_batch_solves_stepping_tracks_as_steps_and_the_rest_as_before(solver, human):
+    from conftest import FIG1
+
+    stepping, track_module, biped = solver("stepping"), solver("track"), solver("biped")
+    steps = stepping.step_to_stance(human, stepping.Stance.centred(human, 0.0, 0.0, 0.0),
+                                    stepping.Stance.centred(human, 0.0, 0.6, 0.0))
+    walk = track_module.load_track(FIG1)
+    motions = biped.solve_batch([steps, walk, steps], fps=30)
+    assert [("stepping" in m.report) for m in motions] == [True, False, True]
+    assert np.array_equal(motions[0].com, biped.solve(steps, fps=30).com)
+    assert np.array_equal(motions[1].com, biped.solve(walk, fps=30).com)
+    biped.check(steps)  # what `validate` runs
+
+
 def test_tracks_that_cannot_be_stepped_are_refused(solver):
     stepping, errors = solver("stepping"), solver("errors")
     flight = stepping_track(solver, ["L", "R", "L", "R"],
@@ -357,6 +371,8 @@ def test_tracks_that_cannot_be_stepped_are_refused(solver):
                             [0.3, 0.3, 1.0, 1.0])
     with pytest.raises(errors.SteppingError, match="both feet are off the ground from 0.3 s to 0.5 s"):
         stepping.solve_steps(flight)
+    with pytest.raises(errors.SteppingError, match="both feet are off the ground"):
+        solver("biped").check(flight)
     late = stepping_track(solver, ["L", "R"], [[-0.09, 0, 0], [0.09, 0, 0]], [0, 0], [0, 0.2], [1.0, 1.0])
     with pytest.raises(errors.SteppingError, match="footprint 1 .foot R.: a stepping track starts with both feet"):
         stepping.solve_steps(late)

@@ -221,6 +221,31 @@ def _transition(args):
     return 0
 
 
+def _plan(args):
+    """Footprints across the stones from --from to --to (vdP97 §4.2), keeping clear of --obstacles."""
+    from ..solver.character import character_from_json
+    from ..solver.planning import obstacles as planning_obstacles, stones
+    from ..solver.track import dumps, track_to_json
+
+    for option, point in (("--from", args.start), ("--to", args.goal)):
+        if not all(math.isfinite(v) for v in point):
+            raise FootprintError(f"{option} {point[0]:g} {point[1]:g}: give a point's X Y, finite numbers of metres")
+    try:
+        character = character_from_json(args.character)
+    except FootprintError as exc:
+        raise type(exc)(f"--character: {exc}") from None
+    ground = stones.load_stones(args.stones)
+    obstacles = planning_obstacles.load_obstacles(args.obstacles) if args.obstacles else None
+    track = stones.plan_crossing(ground, args.start, args.goal, character, obstacles=obstacles)
+    inputs = [args.stones] + ([args.obstacles] if args.obstacles else [])
+    write_atomically(args.output, dumps(track_to_json(track)), inputs=inputs)  # never over an input
+    leaps = stones.leaps(track)
+    print(f"plan: {args.character}, {len(track)} footprints from ({args.start[0]:g}, {args.start[1]:g}) to "
+          f"({args.goal[0]:g}, {args.goal[1]:g}), {leaps} leap{'s' if leaps != 1 else ''}, "
+          f"{track.liftoff.max() - track.contact.min():.2f} s -> {args.output}")
+    return 0
+
+
 def _bake(args):
     from . import headless
 
@@ -297,7 +322,7 @@ class _GaitHelp(argparse.HelpFormatter):
 def parser():
     p = argparse.ArgumentParser(prog="footprint_locomotion", description="Footprint Locomotion")
     sub = p.add_subparsers(dest="command", required=True,
-                           metavar="{demo,solve,plot,running,gait,step,transition,bake,batch,validate}")
+                           metavar="{demo,solve,plot,running,gait,step,transition,plan,bake,batch,validate}")
     demo = sub.add_parser("demo", help="build the demo scene, save out/demo.blend, render out/demo.png and "
                                        "the 1.3 m/s walk out/walk.png")
     demo.add_argument("--output-dir", default="out")
@@ -379,6 +404,24 @@ def parser():
     transition.add_argument("--to-strip", required=True, help="the NLA strip that starts standing elsewhere")
     transition.add_argument("--output", required=True, help=".blend to write")
     transition.set_defaults(run=_transition)
+    plan = sub.add_parser("plan", help="a biped's footprints across stepping stones from one point to another "
+                                       "(vdP97 §4.2): walking where the stones are close, leaping where far")
+    plan.add_argument("--stones", required=True, metavar="STONES.json",
+                      help='the stones: {"format": "footprint-stones", "version": 1, "stones": [{"position": '
+                           '[x, y, z], "radius": r}, ...]}: each the centre of its top face and its radius '
+                           "(docs/stones-format.md)")
+    plan.add_argument("--from", dest="start", type=float, nargs=2, required=True, metavar=("X", "Y"),
+                      help="where the crossing starts, standing: a point on a stone")
+    plan.add_argument("--to", dest="goal", type=float, nargs=2, required=True, metavar=("X", "Y"),
+                      help="where it ends, standing: a point on a stone")
+    plan.add_argument("--character", default="human", help="a biped preset (default human)")
+    plan.add_argument("--obstacles", metavar="OBSTACLES.json",
+                      help='walls, posts, furniture the feet keep off and the body clear of: {"format": '
+                           '"footprint-obstacles", "version": 1, "obstacles": [{"name": n, "outline": [[x, y], '
+                           "...]}, ...]} (docs/stones-format.md)")
+    plan.add_argument("--output", required=True,
+                      help="track JSON to write; no crossing: exit status 1, the gap named, nothing written")
+    plan.set_defaults(run=_plan)
     bake = sub.add_parser("bake", help="bake a track of a .blend onto a rig, save the result as a new .blend")
     bake.add_argument("scene", nargs="?", help=".blend to open (omit inside `blender -b scene.blend --command`)")
     bake.add_argument("--track", required=True, help="name of the footprint track collection")

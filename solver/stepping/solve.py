@@ -13,7 +13,8 @@ import time
 import numpy as np
 
 from ..character import character_from_json
-from ..motion import SWING_MIN, Motion, frame_measures, quality_report
+from ..errors import RangeError
+from ..motion import SWING_MIN, Motion, first_non_finite, frame_measures, quality_report
 from ..orientation import body_yaw, hip_offsets_in_world
 from ..terrain import terrain_from_json
 from ..track import frame_count
@@ -69,6 +70,10 @@ def solve_steps(track, character=None, terrain=None, fps: float = 60.0, times=No
         "lowest_com_drop": float((base[n:] - z).max()),
         "captured": path.captured,
     }
+    hit = first_non_finite(motion)
+    if hit is not None:  # numbers beyond what the geometry holds: an input error, never a file of NaN
+        raise RangeError(f"the stepping motion has a non-finite {hit[0]}: the track's numbers overflow it (check the "
+                         "character's sizes and the footprints' positions)")
     motion.solve_seconds = time.perf_counter() - started
     return motion
 

@@ -246,6 +246,16 @@ def _plan(args):
     return 0
 
 
+def _extract(args):
+    """Footprints from an action on a rig of a .blend (issue 20, item 4): its foot plants as a track."""
+    from .extraction import extract_file
+
+    track = extract_file(args.scene, args.rig, args.action, args.output)
+    print(f"extract: {len(track)} footprints from {args.action or 'the active action'} on {args.rig}, "
+          f"{track.contact.min():.2f} s to {track.liftoff.max():.2f} s -> {args.output}")
+    return 0
+
+
 def _bake(args):
     from . import headless
 
@@ -322,7 +332,7 @@ class _GaitHelp(argparse.HelpFormatter):
 def parser():
     p = argparse.ArgumentParser(prog="footprint_locomotion", description="Footprint Locomotion")
     sub = p.add_subparsers(dest="command", required=True,
-                           metavar="{demo,solve,plot,running,gait,step,transition,plan,bake,batch,validate}")
+                           metavar="{demo,solve,plot,running,gait,step,transition,plan,extract,bake,batch,validate}")
     demo = sub.add_parser("demo", help="build the demo scene, save out/demo.blend, render out/demo.png and "
                                        "the 1.3 m/s walk out/walk.png")
     demo.add_argument("--output-dir", default="out")
@@ -422,6 +432,16 @@ def parser():
     plan.add_argument("--output", required=True,
                       help="track JSON to write; no crossing: exit status 1, the gap named, nothing written")
     plan.set_defaults(run=_plan)
+    extract = sub.add_parser("extract", help="footprints from an action on a rig of a .blend (mocap or keyframed): "
+                                             "its foot plants as a track JSON, to move and bake again")
+    extract.add_argument("scene", help=".blend to open")
+    extract.add_argument("--rig", required=True, help="name of the armature object")
+    extract.add_argument("--action", help="name of the action to read the feet from (default: the rig's own)")
+    extract.add_argument("--output", required=True,
+                         help="track JSON to write (with the scene's fps: the times are its frames); the ground is "
+                              "the active track's terrain, if the file has one; no foot plant: exit status 1, "
+                              "nothing written")
+    extract.set_defaults(run=_extract)
     bake = sub.add_parser("bake", help="bake a track of a .blend onto a rig, save the result as a new .blend")
     bake.add_argument("scene", nargs="?", help=".blend to open (omit inside `blender -b scene.blend --command`)")
     bake.add_argument("--track", required=True, help="name of the footprint track collection")

@@ -3,7 +3,8 @@ walk, made the rig's own action (as a clip from elsewhere is), gives back its fo
 re-solved onto ground 0.3 m higher in places and baked with the original's upper body layered over it, the planted
 deform feet drift at most 1 mm, the upper body turns as the original's does and the layer leaves the legs exactly as
 baked; a keyframed walk whose stance feet slide gives one footprint per plant and bakes without the skate; bad
-input is refused by name with the scene and the rig's animation unchanged. (The detection itself on sampled motion: test_planning_extraction.py.)"""
+input is refused by name with the scene and the rig's animation unchanged; the command line writes the track or
+nothing. (The detection itself on sampled motion: test_planning_extraction.py.)"""
 
 import importlib
 import math
@@ -309,3 +310,14 @@ def test_bad_input_is_named_and_changes_nothing(walk, rigify_blend, module):
     module("footprint_addon.scene_io").new_track(bpy.context, "Drawn by hand")
     refused(bpy.ops.footprint.bake_extracted, "'Drawn by hand'", "not extracted")
 
+
+def test_command_line_writes_the_track_or_nothing(walk, module, tmp_path):
+    cli = module("footprint_addon.cli")
+    output = tmp_path / "walk.json"
+    assert cli.main(["extract", walk[0], "--rig", "rig", "--action", "Walk", "--output", str(output)]) == 0
+    track = module("solver.track").load_track(str(output))
+    assert_matches(track, walk[1], module("footprint_addon.scene_clock").fps(bpy.context.scene))
+    for args in (["--rig", "Nobody", "--action", "Walk"], ["--rig", "rig", "--action", "Jog"]):
+        missing = tmp_path / "missing.json"
+        assert cli.main(["extract", walk[0], *args, "--output", str(missing)]) == 1
+        assert not missing.exists()

@@ -35,6 +35,9 @@ MOTION_ITEMS = [
     (scene_io.DEFAULT_MOTION, "Footprints", "The COM optimisation (vdP97): walks, runs, hops and gaits"),
     ("stepping", "Stepping", "Standing to standing, one foot at a time (Wu, Medina and Zordan): the track's "
                              "\"motion\": \"stepping\", made by Step to Target"),
+    ("standing_ends", "Walk from Standing", "A walk that starts and stops standing: its first and last steps Wu, "
+                                            "Medina and Zordan's, the COM optimisation between (\"motion\": "
+                                            "\"standing_ends\")"),
 ]
 
 

@@ -20,6 +20,7 @@ from .problem import Problem, Weights, Window
 from .quadruped.two_mass import TwoMassProblem
 from .schedule import build_schedule
 from .stepping import solve_steps
+from .stepping.walk_ends import solve_with_standing_ends
 from .stepping.steps import step_plan
 from .terrain import terrain_from_json
 from .track import Track, frame_count
@@ -37,7 +38,7 @@ def resolve(track: Track, character=None, terrain=None):
 
 def solve(track: Track, character: Character | None = None, terrain=None, fps: float = 60.0,
           method: str = "lm", weights: Weights | None = None, times=None, warm=None, changed=None,
-          previous=None) -> Motion:
+          previous=None, start_state=None) -> Motion:
     """One track to a Motion sampled at fps from its first contact, or at the given times (seconds).
 
     warm: the `solution` of an earlier Motion of a track with the same contact schedule (footprints moved
@@ -46,12 +47,18 @@ def solve(track: Track, character: Character | None = None, terrain=None, fps: f
     on a long track only the free states near it are re-optimised (see WINDOW_MIN_FREE).
     previous: with warm and changed, the Motion warm came from, sampled at the same times: when only a
     window was re-optimised, only the times it can reach are sampled again.
+    start_state: (position, velocity) of a biped's COM at the track's first contact, held there (the motion
+    carries on from another's: stepping.walk_ends); every later knot optimised (Levenberg-Marquardt).
     A stepping track ("motion": "stepping") is solved by solver.stepping (no optimisation: method, weights,
-    warm, changed and previous do not apply).
+    warm, changed and previous do not apply); a walk that starts and stops standing ("motion":
+    "standing_ends") by stepping.walk_ends, the COM solver between its first and last steps.
     """
     if track.is_stepping:
         return solve_steps(track, character, terrain, fps, times)
-    return _solve_group([track], [character], [terrain], [times], fps, method, weights, warm, changed, previous)[0]
+    if track.has_standing_ends:
+        return solve_with_standing_ends(track, character, terrain, fps, times)
+    return _solve_group([track], [character], [terrain], [times], fps, method, weights, warm, changed, previous,
+                        start_state)[0]
 
 
 def check(track: Track, fps: float = 60.0) -> None:
@@ -76,12 +83,13 @@ def solve_batch(tracks, characters=None, terrains=None, fps: float = 60.0, metho
     characters = characters or [None] * len(tracks)
     terrains = terrains or [None] * len(tracks)
     times = times or [None] * len(tracks)
-    if any(track.is_stepping for track in tracks):  # stepping tracks each their own; the rest together
-        stepping = [i for i, track in enumerate(tracks) if track.is_stepping]
-        others = [i for i, track in enumerate(tracks) if not track.is_stepping]
+    own = [track.is_stepping or track.has_standing_ends for track in tracks]
+    if any(own):  # stepping tracks and walks with standing ends each their own; the rest together
+        stepping = [i for i, mine in enumerate(own) if mine]
+        others = [i for i, mine in enumerate(own) if not mine]
         motions = [None] * len(tracks)
         for i in stepping:
-            motions[i] = solve_steps(tracks[i], characters[i], terrains[i], fps, times[i])
+            motions[i] = solve(tracks[i], characters[i], terrains[i], fps, times=times[i])
         if others:
             solved = solve_batch([tracks[i] for i in others], [characters[i] for i in others],
                                  [terrains[i] for i in others], fps, method, weights, [times[i] for i in others])
@@ -99,7 +107,8 @@ def solve_batch(tracks, characters=None, terrains=None, fps: float = 60.0, metho
 
 
 @threads.single_blas_thread()
-def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm, changed, previous=None):
+def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm, changed, previous=None,
+                 start_state=None):
     started = time.perf_counter()
     items = [(t,) + resolve(t, c, g) for t, c, g in zip(tracks, characters, terrains)]
     models = [_problem_class(character) for _track, character, _terrain in items]
@@ -122,6 +131,12 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
     if warm is not None and np.shape(warm) == (problem.n_free, 2 * problem.dim) and method == "lm":
         start = np.asarray(warm, dtype=float)
     window = _window(problem, start, changed) if start is not None and changed is not None else None
+    if start_state is not None:  # the first knot held where another motion leaves off, the rest optimised
+        if problem.dim != 3:
+            raise ValueError("a held start state is for a biped's COM (three components)")
+        start = problem.initial_free()
+        start[0] = np.concatenate([np.asarray(s, dtype=float).reshape(3) for s in start_state])
+        window = Window(problem, start, 1, problem.n_free)
     reuse = (None, None)
     if window is not None:
         result = levenberg_marquardt(window, start[window.first:window.stop])
@@ -147,7 +162,7 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
         motion.report["energy"] = {k: float(v[i]) for k, v in terms.items()}
         motion.report["optimizer"] = {"method": method, "iterations": result.iterations,
                                       "evaluations": result.evaluations, "converged": bool(result.converged[i]),
-                                      "warm_start": start is not None,
+                                      "warm_start": start is not None and start_state is None,
                                       "window": None if window is None else [window.first, window.stop]}
         motion.solution = result.free[problem.parts[i].free]
         _refuse_non_finite(motion)

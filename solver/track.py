@@ -28,7 +28,8 @@ MAX_SECONDS = 1e6  # seconds from time 0 (11.5 days)
 MAX_FPS = 1000  # samples per second: the command line's --fps and a track's "fps" alike
 MAX_FRAMES = 1_000_000  # samples of one motion (4.6 hours at 60 fps): beyond, memory runs out
 STEPPING = "stepping"  # the optional top-level "motion": feet stepping one at a time from standing (solver/stepping)
-MOTIONS = (STEPPING,)
+STANDING_ENDS = "standing_ends"  # ...or a walk that starts and stops standing (solver/stepping/walk_ends.py)
+MOTIONS = (STEPPING, STANDING_ENDS)
 MAX_SPEED = 100.0  # m/s: a stepping track's starting "com_velocity" beyond this is a mistake
 
 
@@ -69,6 +70,12 @@ class Track:
     def is_stepping(self) -> bool:
         """Marked "motion": "stepping": solved by solver.stepping (WMZ steps), not the COM optimisation."""
         return self.extras.get("motion") == STEPPING
+
+    @property
+    def has_standing_ends(self) -> bool:
+        """Marked "motion": "standing_ends": a walk whose first and last steps are WMZ steps from and to
+        standing, the COM optimisation between (stepping/walk_ends.py)."""
+        return self.extras.get("motion") == STANDING_ENDS
 
     def time_order(self) -> np.ndarray:
         """Indices sorting footprints by contact time, ties by foot name (a stable, canonical order)."""

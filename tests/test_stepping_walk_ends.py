@@ -1,0 +1,81 @@
+"""A walk that starts and stops standing (issue 19, item 4; "motion": "standing_ends"): its first and last steps are
+WMZ steps, the COM optimisation's walk between them carries on from where the first leaves off; no jump in the COM's
+position or velocity at either seam, at rest standing at both ends, the feet on their footprints."""
+
+import importlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+DATA = Path(__file__).parent / "data"
+FPS = 240.0
+
+
+@pytest.fixture(scope="module")
+def solver(addon):
+    return lambda name: importlib.import_module(f"{addon}.solver.{name}")
+
+
+def marked(solver, name):
+    track = solver("track").load_track(DATA / f"{name}.json")
+    return track.replace(extras={**track.extras, "motion": "standing_ends"})
+
+
+@pytest.mark.parametrize("name", ["straight_walk", "turn90", "fig1"])
+def test_no_jump_at_the_seams(solver, name):
+    motion = solver("biped").solve(marked(solver, name), fps=FPS)
+    seams = motion.report["walk_ends"]["seams"]
+    assert len(seams) == 2 and seams[0] < seams[1]
+    dt = 1.0 / FPS
+    for seam in seams:
+        k = int(np.searchsorted(motion.times, seam))
+        # Position: each frame's step is the velocity times the frame, across the seam as on either side of it.
+        steps = np.diff(motion.com[k - 4:k + 4], axis=0)
+        expected = 0.5 * (motion.com_velocity[k - 4:k + 3] + motion.com_velocity[k - 3:k + 4]) * dt
+        assert np.abs(steps - expected).max() < 2e-4, (seam, np.abs(steps - expected).max())
+        # Velocity: its change over the frame across the seam no bigger than three times the neighbours'.
+        change = np.linalg.norm(np.diff(motion.com_velocity[k - 6:k + 6], axis=0), axis=1)
+        across = change[5]
+        around = np.concatenate([change[:4], change[7:]])
+        assert across <= 3.0 * max(around.max(), 1e-3), (seam, across, around)
+    # At rest standing at both ends, both feet down, the stance feet on their footprints, legs within reach.
+    assert np.linalg.norm(motion.com_velocity[0]) < 1e-9 and np.linalg.norm(motion.com_velocity[-1]) < 1e-6
+    assert motion.contact[0].all() and motion.contact[-1].all()
+    report = motion.report
+    assert report["stance_slip"] < 1e-6
+    assert all(report["leg_length"][f]["max"] <= report["leg_length"][f]["max_allowed"] + 2e-3 for f in "LR")
+    assert report["non_physical_force"]["mean"] < 0.06, report["non_physical_force"]
+
+
+def test_the_end_steps_are_wmz_steps(solver):
+    """The first swing (before the first seam) runs on the straight line between its footprints (WMZ §4), the
+    COM starts over the middle of the feet, and the walk between the seams is the COM optimisation's."""
+    track = marked(solver, "straight_walk")
+    motion = solver("biped").solve(track, fps=FPS)
+    first_seam = motion.report["walk_ends"]["seams"][0]
+    ordered = motion.track
+    for leg in range(2):
+        lifted = ~motion.contact[:, leg] & (motion.times < first_seam)
+        if not lifted.any():
+            continue
+        feet = motion.feet[lifted, leg, :2]
+        a, b = feet[0], feet[-1]
+        across = np.abs(np.cross(b - a, feet - a)) / np.linalg.norm(b - a)
+        assert across.max() < 0.01
+    start_feet = [int(np.flatnonzero(ordered.feet == f)[0]) for f in "LR"]
+    assert np.linalg.norm(motion.com[0, :2] - ordered.positions[start_feet, :2].mean(axis=0)) < 1e-9
+    assert motion.report["walk_ends"]["middle"]["window"][0] == 1  # the walk's first knot held
+
+
+def test_the_mark_round_trips_and_bad_walks_are_named(solver, tmp_path):
+    tracks, errors = solver("track"), solver("errors")
+    track = marked(solver, "straight_walk")
+    path = tmp_path / "walk.json"
+    path.write_text(tracks.dumps(tracks.track_to_json(track)))
+    assert json.loads(path.read_text())["motion"] == "standing_ends"
+    assert tracks.load_track(path).has_standing_ends
+    short = track.take(np.arange(3))  # L, R, L: the first step is also the last
+    with pytest.raises(errors.SteppingError, match="needs each foot to step|needs a walk between"):
+        solver("biped").solve(short)

@@ -32,7 +32,7 @@ def signature(coll):
                 round(fp.contact, 6), round(fp.liftoff, 6), fp.foot)
 
     return ((settings.character, settings.character_json, tuple(o.name for o in ground), terrain.revision(ground),
-             getattr(rig, "name", None), rig_form(rig), settings.body.signature(),
+             getattr(rig, "name", None), rig_form(rig), settings.body.signature(), settings.motion,
              scene_clock.clock(bpy.context.scene)),  # the clock last: previews_off reads it there
             tuple(footprint(o) for o in scene_io.footprints(coll)))
 

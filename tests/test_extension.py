@@ -12,11 +12,14 @@ from conftest import ROOT, run_blender_ext
 OPERATORS = [
     "track_new", "add_on_terrain", "add_at_cursor", "conform", "generate_along_curve",
     "retime", "mirror", "delete", "import_json", "export_json", "bake", "setup_leg_ik", "preview", "run_cycle",
-    "running_apply", "running_reset", "running_preset_add", "scrub_timing",
+    "running_apply", "running_reset", "running_preset_add", "scrub_timing", "step_to_target", "mark_step_example",
+    "transition_between_strips", "plan_crossing", "plan_wander", "plan_follow", "optimise_timing",
+    "extract_footprints", "bake_extracted",
 ]
 CLICK_ONLY = {"scrub_timing"}  # a click or drag on the viewport's timing diagram: no menu entry
 PANELS = ["FOOTPRINT_PT_track", "FOOTPRINT_PT_place", "FOOTPRINT_PT_edit", "FOOTPRINT_PT_rig",
-          "FOOTPRINT_PT_running", "FOOTPRINT_PT_running_attributes", "FOOTPRINT_PT_footprint", "FOOTPRINT_PT_timing"]
+          "FOOTPRINT_PT_running", "FOOTPRINT_PT_running_attributes", "FOOTPRINT_PT_footprint", "FOOTPRINT_PT_timing",
+          "FOOTPRINT_PT_stepping", "FOOTPRINT_PT_planning"]
 
 
 def object_menu_hooks():

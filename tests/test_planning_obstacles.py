@@ -87,6 +87,8 @@ def test_stone_plans_keep_off_obstacles(solver):
     assert obstacles_module.Obstacles.distance(post, where)[0].min() >= 0.5 * character.foot_length
     segments = obstacles_module.crossing(where[:-1], where[1:], post.inflated(obstacles_module.body_radius(character)))
     assert not segments.any()
+    motion = solver("biped").solve(track)
+    assert post.distance(motion.com[:, :2])[0].min() >= obstacles_module.body_radius(character)
     unobstructed = stones_module.plan_crossing(stones, (0.0, -0.6), (0.0, 4.2), character)
     assert obstacles_module.crossing(unobstructed.positions[:-1, :2], unobstructed.positions[1:, :2],
                                      post.inflated(obstacles_module.body_radius(character))).any()

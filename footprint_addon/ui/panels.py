@@ -321,7 +321,10 @@ MENU_OPERATORS = (
     "footprint.generate_along_curve", "footprint.conform", "footprint.retime", "footprint.mirror",
     "footprint.delete", "footprint.import_json", "footprint.export_json", "footprint.bake",
     "footprint.setup_leg_ik", "footprint.preview", "footprint.run_cycle", "footprint.running_apply",
-    "footprint.running_reset", "footprint.running_preset_add",
+    "footprint.running_reset", "footprint.running_preset_add", "footprint.step_to_target",
+    "footprint.mark_step_example", "footprint.transition_between_strips", "footprint.plan_crossing",
+    "footprint.plan_wander", "footprint.plan_follow", "footprint.optimise_timing", "footprint.extract_footprints",
+    "footprint.bake_extracted",
 )
 
 

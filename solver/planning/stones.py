@@ -23,7 +23,7 @@ from .. import json_input
 from ..character import Character
 from ..errors import PlanningError, TrackFormatError
 from ..timing import LEAP_THRESHOLD, timing_for_sequence
-from .obstacles import Obstacles, body_radius, crossing
+from .obstacles import Obstacles, crossing, path_clearance
 from ..track import MAX_DISTANCE, make_track, validate
 
 STONES_FORMAT = "footprint-stones"
@@ -188,7 +188,8 @@ def _steps(points, reach: Reach):
 
 def _clear_of(steps, points, obstacles, character, ends):
     """The steps that keep off the obstacles: both footholds at least half a foot from every obstacle, the line
-    between them at least the body's radius (the start and the goal named where they are not)."""
+    between them at least the path clearance (the body's radius and room for the COM cutting inside a turn, as a
+    path bent round them keeps: obstacles.path_clearance) (the start and the goal named where they are not)."""
     distance, owner = obstacles.distance(points[:, :2])
     clear = distance >= 0.5 * character.foot_length
     for what, k in (("start", -2), ("goal", -1)):
@@ -197,7 +198,7 @@ def _clear_of(steps, points, obstacles, character, ends):
     start, end, cost = steps
     keep = clear[start] & clear[end]
     start, end, cost = start[keep], end[keep], cost[keep]
-    keep = ~crossing(points[start, :2], points[end, :2], obstacles.inflated(body_radius(character)))
+    keep = ~crossing(points[start, :2], points[end, :2], obstacles.inflated(path_clearance(character)))
     return start[keep], end[keep], cost[keep]
 
 
@@ -265,10 +266,10 @@ def _route(previous, source, target):
 
 def _closed_message(route, points, obstacles, character, ends):
     """Where no plan keeps clear of the obstacles but one exists without them: the obstacles in that plan's way
-    (a foothold within half a foot of one, or a step's line within the body's radius)."""
+    (a foothold within half a foot of one, or a step's line within the path clearance)."""
     near = obstacles.distance(points[route, :2])
     blocking = set(near[1][near[0] < 0.5 * character.foot_length])
-    inflated = obstacles.inflated(body_radius(character))
+    inflated = obstacles.inflated(path_clearance(character))
     a, b = points[route[:-1], :2], points[route[1:], :2]
     for k in range(len(obstacles)):  # a handful of obstacles
         if crossing(a, b, Obstacles((inflated.polygons[k],))).any():
@@ -276,7 +277,7 @@ def _closed_message(route, points, obstacles, character, ends):
     names = ", ".join(obstacles.names[k] for k in sorted(blocking))
     return (f"no crossing from ({ends[0, 0]:.2f}, {ends[0, 1]:.2f}) to ({ends[1, 0]:.2f}, {ends[1, 1]:.2f}) keeps "
             f"clear of the obstacles: {names} stand{'s' if len(blocking) == 1 else ''} in the way (the feet keep "
-            f"{0.5 * character.foot_length:.2f} m from obstacles, the body {body_radius(character):.2f} m)")
+            f"{0.5 * character.foot_length:.2f} m from obstacles, the body {path_clearance(character):.2f} m)")
 
 
 def leaps(track) -> int:

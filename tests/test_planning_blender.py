@@ -141,7 +141,8 @@ def test_no_crossing_names_the_gap_and_changes_nothing(river):
 
 
 def test_obstacles_keep_the_crossing_off_them_or_are_named_closing_it(river, modules):
-    post = cylinder("Post", 0.0, 0.5, 0.08, 1.5, depth=1.5)  # on the bank, in the way: gone round
+    post = cylinder("Post", 0.0, 0.5, 0.08, 1.5, depth=1.5)  # on the bank, in the way: gone round...
+    bpy.data.objects["Bank"].scale = (1.8, 1.8, 1.0)  # ...where the bank leaves the body room to pass it
     settings = bpy.context.scene.footprint_planning
     settings.obstacles = collection("Obstacles", [post])
     assert bpy.ops.footprint.plan_crossing() == {"FINISHED"}
@@ -151,6 +152,9 @@ def test_obstacles_keep_the_crossing_off_them_or_are_named_closing_it(river, mod
     a, b = xy[:-1], xy[1:]  # each step's line, footprint to footprint, the body's radius from the post
     t = np.clip(np.einsum("ij,ij->i", [0.0, 0.5] - a, b - a) / np.einsum("ij,ij->i", b - a, b - a), 0.0, 1.0)
     assert (np.linalg.norm(a + t[:, None] * (b - a) - [0.0, 0.5], axis=1) - 0.08).min() >= radius - 1e-3
+    track = modules("footprint_addon.scene_io").read_track(settings.crossing_track)
+    com = modules("solver.biped").solve(track).com[:, :2]  # the solved body a radius clear of the post too
+    assert (np.linalg.norm(com - [0.0, 0.5], axis=1) - 0.08).min() >= radius - 2e-3
     bpy.ops.ed.undo_push(message="crossing")
     wall = box("Wall", (0.0, 3.1, 1.0), (6.0, 0.2, 2.0))  # across the river, between the middle and far stones
     settings.obstacles.objects.link(wall)

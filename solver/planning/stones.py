@@ -19,12 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import json_input
+from .. import biped, json_input
 from ..character import Character
 from ..errors import PlanningError, TrackFormatError
 from ..timing import LEAP_THRESHOLD, timing_for_sequence
-from .obstacles import Obstacles, crossing, path_clearance
 from ..track import MAX_DISTANCE, make_track, validate
+from .obstacles import Obstacles, body_radius, crossing, path_clearance
 
 STONES_FORMAT = "footprint-stones"
 STONES_VERSION = 1
@@ -39,6 +39,7 @@ LEAP_COST = 4.0  # a leap: taken only where walking steps cannot get there, or w
 MAX_LEAP = 2.0  # l_nom: the longest leap between successive footprints (a human's 1.7 m: a running long
 # jump's take-off to landing is longer, a standing broad jump about 2 m, from one foot to the other less)
 MAX_CLIMB = 0.5  # l_nom: the most a step may rise or drop (a 0.43 m step for a human: a high stair)
+LINE_CLEARANCES = 3  # widths tried for the step lines, from the body's radius to the path clearance
 DISTANCE_TIE = 1e-3  # per metre: among plans of equal cost, the shortest
 
 
@@ -186,10 +187,11 @@ def _steps(points, reach: Reach):
     return start, end, cost
 
 
-def _clear_of(steps, points, obstacles, character, ends):
+def _clear_of(steps, points, obstacles, character, ends, clearance):
     """The steps that keep off the obstacles: both footholds at least half a foot from every obstacle, the line
-    between them at least the path clearance (the body's radius and room for the COM cutting inside a turn, as a
-    path bent round them keeps: obstacles.path_clearance) (the start and the goal named where they are not)."""
+    between them at least `clearance` (room for the body, and for the COM cutting inside a turn), the body's
+    radius where the line leaves the start or reaches the goal (the body stands there already: it need only not
+    sweep into an obstacle) (the start and the goal named where they are not on clear ground)."""
     distance, owner = obstacles.distance(points[:, :2])
     clear = distance >= 0.5 * character.foot_length
     for what, k in (("start", -2), ("goal", -1)):
@@ -198,8 +200,11 @@ def _clear_of(steps, points, obstacles, character, ends):
     start, end, cost = steps
     keep = clear[start] & clear[end]
     start, end, cost = start[keep], end[keep], cost[keep]
-    keep = ~crossing(points[start, :2], points[end, :2], obstacles.inflated(path_clearance(character)))
-    return start[keep], end[keep], cost[keep]
+    at_ends = (start >= len(points) - 2) | (end >= len(points) - 2)  # the start and the goal come last
+    blocked = np.empty(len(start), dtype=bool)
+    for rows, width in ((at_ends, body_radius(character)), (~at_ends, clearance)):
+        blocked[rows] = crossing(points[start[rows], :2], points[end[rows], :2], obstacles.inflated(width))
+    return start[~blocked], end[~blocked], cost[~blocked]
 
 
 def _cheapest(n, start, end, cost, source):
@@ -241,19 +246,33 @@ def plan_crossing(ground, start, goal, character: Character, start_time: float =
     points, owner = np.concatenate([holds.points, ends]), np.concatenate([holds.surface, [first, last]])
     source, target = len(points) - 2, len(points) - 1
     reach = Reach.of(character)
-    every_step = steps = _steps(points, reach)
-    if obstacles is not None and len(obstacles):
-        steps = _clear_of(steps, points, obstacles, character, ends)
-    best, previous = _cheapest(len(points), *steps, source)
+    every_step = _steps(points, reach)
+    best, previous = _cheapest(len(points), *every_step, source)
     if not np.isfinite(best[target]):
-        if steps is not every_step:
-            best, previous = _cheapest(len(points), *every_step, source)
-            if np.isfinite(best[target]):  # the ground reaches: the obstacles close the way
-                raise PlanningError(_closed_message(_route(previous, source, target), points, obstacles, character,
-                                                    ends))
         raise PlanningError(_gap_message(holds, first, last, reach, ends))
-    path = _route(previous, source, target)
-    return _track(points[path], owner[path], holds, character, start_time)
+    if obstacles is None or not len(obstacles):
+        path = _route(previous, source, target)
+        return _track(points[path], owner[path], holds, character, start_time)
+    # With obstacles: step lines kept ever wider of them until the solved COM keeps the body's radius.
+    body, wide = body_radius(character), path_clearance(character)
+    closest = None
+    for clearance in np.linspace(body, wide, LINE_CLEARANCES):  # a handful of widths
+        best, previous = _cheapest(len(points), *_clear_of(every_step, points, obstacles, character, ends, clearance),
+                                   source)
+        if not np.isfinite(best[target]):
+            if closest is None:  # the ground reaches, the obstacles close the way
+                raise PlanningError(_closed_message(_route(_cheapest(len(points), *every_step, source)[1], source,
+                                                           target), points, obstacles, character, ends, clearance))
+            break
+        path = _route(previous, source, target)
+        track = _track(points[path], owner[path], holds, character, start_time)
+        distance, near = obstacles.distance(biped.solve(track, character).com[:, :2])
+        if distance.min() >= body:
+            return track
+        closest = (float(distance.min()), obstacles.names[near[np.argmin(distance)]])
+    raise PlanningError(f"no crossing from ({ends[0, 0]:.2f}, {ends[0, 1]:.2f}) to ({ends[1, 0]:.2f}, {ends[1, 1]:.2f}) "
+                        f"keeps the body clear of the obstacles: the widest way brings it {closest[0]:.2f} m from "
+                        f"{closest[1]} (it keeps {body:.2f} m)")
 
 
 def _route(previous, source, target):
@@ -264,12 +283,12 @@ def _route(previous, source, target):
     return path[::-1]
 
 
-def _closed_message(route, points, obstacles, character, ends):
+def _closed_message(route, points, obstacles, character, ends, clearance):
     """Where no plan keeps clear of the obstacles but one exists without them: the obstacles in that plan's way
-    (a foothold within half a foot of one, or a step's line within the path clearance)."""
+    (a foothold within half a foot of one, or a step's line within the clearance)."""
     near = obstacles.distance(points[route, :2])
     blocking = set(near[1][near[0] < 0.5 * character.foot_length])
-    inflated = obstacles.inflated(path_clearance(character))
+    inflated = obstacles.inflated(clearance)
     a, b = points[route[:-1], :2], points[route[1:], :2]
     for k in range(len(obstacles)):  # a handful of obstacles
         if crossing(a, b, Obstacles((inflated.polygons[k],))).any():
@@ -277,7 +296,7 @@ def _closed_message(route, points, obstacles, character, ends):
     names = ", ".join(obstacles.names[k] for k in sorted(blocking))
     return (f"no crossing from ({ends[0, 0]:.2f}, {ends[0, 1]:.2f}) to ({ends[1, 0]:.2f}, {ends[1, 1]:.2f}) keeps "
             f"clear of the obstacles: {names} stand{'s' if len(blocking) == 1 else ''} in the way (the feet keep "
-            f"{0.5 * character.foot_length:.2f} m from obstacles, the body {path_clearance(character):.2f} m)")
+            f"{0.5 * character.foot_length:.2f} m from obstacles, the body {clearance:.2f} m)")
 
 
 def leaps(track) -> int:

@@ -49,8 +49,11 @@ class FOOTPRINT_PT_planning(_FootprintsPanel, bpy.types.Panel):
         box.prop(settings, "slack")
         box.operator("footprint.optimise_timing", icon="PREFERENCES")
 
-        if hasattr(bpy.types, "FOOTPRINT_OT_extract_footprints"):
-            layout.operator("footprint.extract_footprints", icon="ACTION")
+        box = layout.box()
+        box.label(text="From Animation", icon="ACTION")
+        row = box.row(align=True)
+        row.operator("footprint.extract_footprints", icon="ACTION")
+        row.operator("footprint.bake_extracted", icon="NLA")
 
 
 classes = (FOOTPRINT_PT_planning,)

@@ -5,7 +5,7 @@ Each obstacle is inflated by a clearance (the Minkowski sum of its polygon and a
 edges lie at least the clearance out). A path is sampled every SAMPLE_SPACING; each run of samples within an
 inflated obstacle is replaced by the shortest way around between the free samples on either side: a visibility
 graph of the inflated polygons' corners (straight lines between corners that cross no inflated polygon), its
-shortest route found by relaxing every edge at once (Bellman-Ford, as many rounds as the route has corners).
+shortest route found by graph.cheapest.
 The route's corners sit on the inflated polygons, so the path keeps the clearance exactly; the COM, which cuts
 inside a bend a little, is given CORNER_MARGIN more.
 """
@@ -22,6 +22,7 @@ from ..character import Character
 from ..errors import PlanningError, TrackFormatError
 from ..timing import timing_for_sequence
 from ..track import MAX_DISTANCE, make_track, validate
+from .graph import cheapest, route
 
 BODY_RADIUS = 0.3  # l_nom: the body's radius in plan (0.26 m for the human: the shoulders are about 0.4 m
 # across, biacromial breadth, with room for the arms' swing)
@@ -204,25 +205,11 @@ def route_around(start, end, obstacles: Obstacles, clearance: float):
     i, j = i[open_], j[open_]
     start_, end_ = np.concatenate([i, j]), np.concatenate([j, i])
     length = np.linalg.norm(nodes[end_] - nodes[start_], axis=1)
-    best, previous = np.full(len(nodes), np.inf), np.full(len(nodes), -1)
-    best[0] = 0.0
-    for _ in range(len(nodes)):  # rounds: as many as the route has corners
-        offered = best[start_] + length
-        improved = np.full(len(nodes), np.inf)
-        np.minimum.at(improved, end_, offered)
-        better = improved < best - 1e-12
-        if not better.any():
-            break
-        winners = better[end_] & (offered <= improved[end_])
-        previous[end_[winners]] = start_[winners]
-        best = np.where(better, improved, best)
+    best, previous = cheapest(len(nodes), start_, end_, length, 0)
     if not np.isfinite(best[1]):
         raise PlanningError(f"no way from ({nodes[0, 0]:.2f}, {nodes[0, 1]:.2f}) to ({nodes[1, 0]:.2f}, "
                             f"{nodes[1, 1]:.2f}) keeps {clearance:.2f} m from the obstacles: they close it")
-    route = [1]
-    while route[-1] != 0:
-        route.append(int(previous[route[-1]]))
-    return nodes[route[::-1]]
+    return nodes[route(previous, 0, 1)]
 
 
 def bend_path(points, obstacles: Obstacles, clearance: float):

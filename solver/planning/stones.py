@@ -7,9 +7,9 @@ docs/stones-format.md). Each stone offers footholds: points of its top face at l
 rings around its centre. A step joins two footholds no farther apart than the character leaps and no more than it
 climbs above or below; it costs 1 up to a comfortable step, more for a long walking step and more again for a
 leap, so the plan takes the fewest steps and leaps only where it must. The cheapest sequence from the start to the
-goal is found by relaxing every step at once (Bellman-Ford over the steps' arrays: as many rounds as the plan has
-steps). Where none exists, the error names the gap: on the route whose worst step is the least out of reach, that
-step's two stones, how far apart they are and how far the character leaps.
+goal is found by relaxing every step at once (graph.cheapest: as many rounds as the plan has steps). Where none
+exists, the error names the gap: on the route whose worst step is the least out of reach, that step's two stones,
+how far apart they are and how far the character leaps.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ..character import Character
 from ..errors import PlanningError, TrackFormatError
 from ..timing import LEAP_THRESHOLD, timing_for_sequence
 from ..track import MAX_DISTANCE, make_track, validate
+from .graph import cheapest, route
 from .obstacles import Obstacles, body_radius, crossing, path_clearance
 
 STONES_FORMAT = "footprint-stones"
@@ -207,24 +208,6 @@ def _clear_of(steps, points, obstacles, character, ends, clearance):
     return start[~blocked], end[~blocked], cost[~blocked]
 
 
-def _cheapest(n, start, end, cost, source):
-    """Bellman-Ford from `source` over the steps: (cost (n,), previous foothold (n,), -1 where none)."""
-    best = np.full(n, np.inf)
-    best[source] = 0.0
-    previous = np.full(n, -1)
-    for _ in range(n):  # each round extends every plan by one step: as many rounds as the longest plan
-        offered = best[start] + cost
-        improved = np.full(n, np.inf)
-        np.minimum.at(improved, end, offered)
-        better = improved < best - 1e-12
-        if not better.any():
-            break
-        winners = better[end] & (offered <= improved[end])
-        previous[end[winners]] = start[winners]
-        best = np.where(better, improved, best)
-    return best, previous
-
-
 def plan_crossing(ground, start, goal, character: Character, start_time: float = 0.0, obstacles=None):
     """A biped's footprint track from standing at `start` to standing at `goal` (points (x, y) on the ground)
     stepping only on the ground allowed: Stones, or the Footholds of any surfaces. Alternating feet, one
@@ -247,24 +230,24 @@ def plan_crossing(ground, start, goal, character: Character, start_time: float =
     source, target = len(points) - 2, len(points) - 1
     reach = Reach.of(character)
     every_step = _steps(points, reach)
-    best, previous = _cheapest(len(points), *every_step, source)
+    best, previous = cheapest(len(points), *every_step, source)
     if not np.isfinite(best[target]):
         raise PlanningError(_gap_message(holds, first, last, reach, ends))
     if obstacles is None or not len(obstacles):
-        path = _route(previous, source, target)
+        path = route(previous, source, target)
         return _track(points[path], owner[path], holds, character, start_time)
     # With obstacles: step lines kept ever wider of them until the solved COM keeps the body's radius.
     body, wide = body_radius(character), path_clearance(character)
     closest = None
     for clearance in np.linspace(body, wide, LINE_CLEARANCES):  # a handful of widths
-        best, previous = _cheapest(len(points), *_clear_of(every_step, points, obstacles, character, ends, clearance),
+        best, previous = cheapest(len(points), *_clear_of(every_step, points, obstacles, character, ends, clearance),
                                    source)
         if not np.isfinite(best[target]):
             if closest is None:  # the ground reaches, the obstacles close the way
-                raise PlanningError(_closed_message(_route(_cheapest(len(points), *every_step, source)[1], source,
+                raise PlanningError(_closed_message(route(cheapest(len(points), *every_step, source)[1], source,
                                                            target), points, obstacles, character, ends, clearance))
             break
-        path = _route(previous, source, target)
+        path = route(previous, source, target)
         track = _track(points[path], owner[path], holds, character, start_time)
         distance, near = obstacles.distance(biped.solve(track, character).com[:, :2])
         if distance.min() >= body:
@@ -275,21 +258,13 @@ def plan_crossing(ground, start, goal, character: Character, start_time: float =
                         f"{closest[1]} (it keeps {body:.2f} m)")
 
 
-def _route(previous, source, target):
-    """The footholds (indices) of the cheapest plan, from the source to the target."""
-    path = [target]
-    while path[-1] != source:  # a step of the plan at a time
-        path.append(int(previous[path[-1]]))
-    return path[::-1]
-
-
-def _closed_message(route, points, obstacles, character, ends, clearance):
+def _closed_message(path, points, obstacles, character, ends, clearance):
     """Where no plan keeps clear of the obstacles but one exists without them: the obstacles in that plan's way
     (a foothold within half a foot of one, or a step's line within the clearance)."""
-    near = obstacles.distance(points[route, :2])
+    near = obstacles.distance(points[path, :2])
     blocking = set(near[1][near[0] < 0.5 * character.foot_length])
     inflated = obstacles.inflated(clearance)
-    a, b = points[route[:-1], :2], points[route[1:], :2]
+    a, b = points[path[:-1], :2], points[path[1:], :2]
     for k in range(len(obstacles)):  # a handful of obstacles
         if crossing(a, b, Obstacles((inflated.polygons[k],))).any():
             blocking.add(k)
@@ -308,7 +283,8 @@ def leaps(track) -> int:
 
 def _gap_message(holds: Footholds, first: int, last: int, reach: Reach, ends):
     """The gap that stops the crossing: on the surface-to-surface route whose worst step is the least out of
-    reach (the bottleneck path, relaxed as _cheapest does), that worst step: its two surfaces, how far apart they
+    reach (the bottleneck path: relaxed as graph.cheapest relaxes sums, with the worst step for the sum), that
+    worst step: its two surfaces, how far apart they
     are (each surface taken as the disc round its footholds: a stone's usable face exactly) or how far one rises
     above the other, against how far the character leaps (climbs)."""
     count = len(holds.names)
@@ -332,12 +308,9 @@ def _gap_message(holds: Footholds, first: int, last: int, reach: Reach, ends):
         if not better.any():
             break
         previous[better], worst[better] = best_from[better], improved[better]
-    route = [last]
-    while route[-1] != first:
-        route.append(int(previous[route[-1]]))
-    route = route[::-1]
-    k = int(np.argmax(need[route[:-1], route[1:]]))
-    near, far = route[k], route[k + 1]
+    path = route(previous, first, last)
+    k = int(np.argmax(need[path[:-1], path[1:]]))
+    near, far = path[k], path[k + 1]
     if across[near, far] > reach.leap:
         why = f"{across[near, far]:.2f} m away, farther than the {reach.leap:.2f} m this character leaps"
     else:

@@ -1,7 +1,8 @@
 """A walk that starts and stops standing (issue 19, item 4; a track marked "motion": "standing_ends"): its
 first and last steps are Wu, Medina and Zordan's steps, the COM optimisation's walk between them.
 
-- The start: both feet stand on their first footprints from the track's start. The first step is WMZ §5's: the
+- The start: both feet stand on their first footprints from the track's start (the other foot's added beside the
+  first footprint where it is a step away: standing_track). The first step is WMZ §5's: the
   COM from rest over the middle of the feet on the quadratic Bezier over the support foot, push-off before the
   lift-off, free fall at m2 = g sin(theta) during the swing; its path ends where the walk's COM is at the
   touchdown (the walk solved alone first). At the touchdown the COM solver takes over with its first knot held
@@ -32,11 +33,14 @@ from ..track import frame_count, make_track
 from .feet import feet_at, footprint_rotations
 from .profiles import bezier_at_distance, bezier_arc_length
 from . import height as height_module
-from .stance import require_biped, standing_height
+from .layout import swing_time
+from .stance import forward, require_biped, right, stance_width, standing_height
 from .steps import step_plan
 
 FADE = 0.3  # seconds over which the walk's pitch and roll oscillations fade in after the first step (out before
 # the last)
+BESIDE = 0.5  # foot lengths: the other foot's end footprint this close along the heading stands beside the end one
+SETTLE = 0.5  # swing times: the stance a walk stands in before its first step's lift-off, after its last landing
 HELD = 0.05  # seconds the mini stepping tracks of the end steps hold their last stance (step_plan needs one)
 
 
@@ -83,15 +87,51 @@ def _ends(track) -> Ends:
     return Ends(start, leaving, first_land, first_support, last_leave, landing, last_support, end)
 
 
-def standing_track(track):
-    """The track in time order with both feet standing on their first footprints from its start and on their
-    last to its end."""
+def standing_track(track, character):
+    """The track in time order standing at both ends: each end's first (last) footprint with the other foot beside
+    it, both down from the track's start (to its end). Where the other foot's first (last) footprint already stands
+    beside it (less than BESIDE foot lengths ahead or behind), that one; else a footprint is added there, the
+    stance width to its side with its heading: the walk's first step then starts from it (its lift-off a swing
+    time, layout.swing_time, before the other foot's first footprint lands), the last lands on it (a swing time
+    after that foot's last lift-off)."""
     track = track.take(track.time_order())
-    names = np.asarray(track.feet)
+    feet = np.asarray(track.feet)
+    start, end = float(track.contact.min()), float(track.liftoff.max())
+    added = []
+    for at_end in (False, True):
+        k = len(track) - 1 if at_end else 0
+        mine = np.flatnonzero(feet != feet[k])
+        if not len(mine):
+            raise SteppingError(f"foot {feet[k]} alone: a walk that starts and stops standing needs both feet")
+        partner = int(mine[-1] if at_end else mine[0])
+        ahead = forward(track.headings[k]) @ (track.positions[partner, :2] - track.positions[k, :2])
+        if abs(ahead) <= BESIDE * character.foot_length:
+            continue  # the other foot already stands beside it
+        side = 1.0 if feet[k] == "L" else -1.0  # the partner to the right of a left foot
+        place = track.positions[k].copy()
+        place[:2] += side * stance_width(character) * right(track.headings[k])
+        swing = swing_time(character, float(np.linalg.norm(track.positions[partner, :2] - place[:2])))
+        if at_end:
+            landing = float(track.liftoff[partner]) + swing
+            end = max(end, landing + SETTLE * swing)
+            added.append((feet[partner], place, track.headings[k], landing, end))
+        else:
+            lifting = max(float(track.contact[partner]) - swing, start + SETTLE * swing)
+            added.append((feet[partner], place, track.headings[k], start, lifting))
+    if added:
+        names, places, headings, contacts, liftoffs = zip(*added)
+        track = track.replace(feet=np.concatenate([track.feet, names]).astype(track.feet.dtype),
+                              positions=np.concatenate([track.positions, places]),
+                              headings=np.concatenate([track.headings, headings]),
+                              contact=np.concatenate([track.contact, contacts]),
+                              liftoff=np.concatenate([track.liftoff, liftoffs]),
+                              has_height=np.concatenate([track.has_height, np.ones(len(added), dtype=bool)]))
+        track = track.take(track.time_order())
+    feet = np.asarray(track.feet)
     contact, liftoff = track.contact.copy(), track.liftoff.copy()
     for foot in BIPED_FEET:
-        mine = np.flatnonzero(names == foot)
-        contact[mine[0]], liftoff[mine[-1]] = contact.min(), liftoff.max()
+        mine = np.flatnonzero(feet == foot)
+        contact[mine[0]], liftoff[mine[-1]] = start, end
     return track.replace(contact=contact, liftoff=liftoff)
 
 
@@ -184,7 +224,7 @@ def solve_with_standing_ends(track, character=None, terrain=None, fps: float = 6
     span (both feet standing from its first contact to its last lift-off) or at the given times."""
     character, terrain = biped.resolve(track, character, terrain)
     require_biped(character)
-    track = standing_track(track)
+    track = standing_track(track, character)
     ends = _ends(track)
     walk, kept = _walk_between(track, ends)
     t1, t2 = track.liftoff[ends.first_leave], track.contact[ends.first_land]

@@ -20,7 +20,7 @@ from .problem import Problem, Weights, Window
 from .quadruped.two_mass import TwoMassProblem
 from .schedule import build_schedule
 from .stepping import solve_steps
-from .stepping.walk_ends import solve_with_standing_ends
+from .stepping import walk_ends  # (a module: walk_ends solves its walk through this one)
 from .stepping.steps import step_plan
 from .terrain import terrain_from_json
 from .track import Track, frame_count
@@ -56,7 +56,7 @@ def solve(track: Track, character: Character | None = None, terrain=None, fps: f
     if track.is_stepping:
         return solve_steps(track, character, terrain, fps, times)
     if track.has_standing_ends:
-        return solve_with_standing_ends(track, character, terrain, fps, times)
+        return walk_ends.solve_with_standing_ends(track, character, terrain, fps, times)
     return _solve_group([track], [character], [terrain], [times], fps, method, weights, warm, changed, previous,
                         start_state)[0]
 

@@ -7,17 +7,21 @@ the support foot to rotate"), which happens over the other foot's swing under wa
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..character import BIPED_FEET, Character
-from ..errors import SteppingError
+from ..errors import StanceError, SteppingError
 from ..schedule import build_schedule
-from .stance import require_biped
+from .feet import ball_offset
+from .stance import SOLE_GAP, forward, require_biped, soles_apart, wrap
 
 SAME_TIME = 1e-6  # seconds: a contact this close to the previous lift-off of its foot continues the stance
 PIVOT_TIME = 0.2  # seconds a pivot takes when no swing of the other foot is under way at its instant
+PIVOT_SLIDE = 0.005  # metres the ball may move in a pivot (the planner's turn about it moves it by rounding only)
+MAX_PIVOT_TURN = math.radians(90.0)  # the most a foot turns on its ball at once
 
 
 @dataclass(frozen=True)
@@ -102,12 +106,47 @@ def step_plan(track, character: Character) -> StepPlan:
                 splits.append((foot, int(a), int(b)))
             else:
                 swings.append((foot, int(a), int(b)))
+    _check_pivots(splits, tr, character)
     swings.sort(key=lambda s: tr.liftoff[s[1]])
     plan = StepPlan(schedule, (), ())
     swings = tuple(Swing(foot, a, b, plan.standing_on(1 - foot, tr.liftoff[a]), float(tr.liftoff[a]),
                          float(tr.contact[b])) for foot, a, b in swings)
     pivots = tuple(_pivot(foot, a, b, tr, swings) for foot, a, b in splits)
-    return StepPlan(schedule, swings, pivots)
+    plan = StepPlan(schedule, swings, pivots)
+    _check_landings(plan, character)
+    return plan
+
+
+def _check_landings(plan, character):
+    """StanceError naming the first step that lands on (or within SOLE_GAP of) the sole of the other foot (where
+    that foot stands at the touchdown, after any pivot)."""
+    if not plan.swings:
+        return
+    standing = [plan.standing_on(1 - swing.foot, swing.t2) for swing in plan.swings]  # steps of the plan
+    pairs = np.array([[swing.land, other] if swing.foot == 0 else [other, swing.land]
+                      for swing, other in zip(plan.swings, standing)])  # (S, 2): left, right
+    tr = plan.track
+    apart = soles_apart(tr.positions[pairs], tr.headings[pairs], character, SOLE_GAP)
+    if not apart.all():
+        k = int(np.flatnonzero(~apart)[0])
+        swing = plan.swings[k]
+        raise StanceError(f"footprint {swing.land} (foot {BIPED_FEET[swing.foot]}) lands on the other foot's sole "
+                          f"(footprint {standing[k]}): the soles must stay {SOLE_GAP * 100:.0f} cm apart")
+
+
+def _check_pivots(splits, track, character):
+    """A footprint that takes over the instant its foot's previous one ends is that foot turning on its ball:
+    SteppingError naming it where the ball moves more than PIVOT_SLIDE (a step with no time to swing: the foot
+    would slide along the ground) or it turns more than MAX_PIVOT_TURN."""
+    for foot, before, after in splits:  # the track's pivots: a handful
+        ball = [track.positions[k, :2] + ball_offset(character) * forward(track.headings[k]) for k in (before, after)]
+        moved = float(np.linalg.norm(ball[1] - ball[0]))
+        turn = abs(float(wrap(track.headings[after] - track.headings[before])))
+        if moved > PIVOT_SLIDE or turn > MAX_PIVOT_TURN + 1e-9:
+            raise SteppingError(f"footprint {after} (foot {BIPED_FEET[foot]}) lands the instant footprint {before} "
+                                f"lifts, {moved * 100:.1f} cm and {math.degrees(turn):.0f} degrees from it: a step needs "
+                                "time to swing (a pivot turns on the ball, at most "
+                                f"{math.degrees(MAX_PIVOT_TURN):.0f} degrees, without moving it)")
 
 
 def _pivot(foot, before, after, track, swings):

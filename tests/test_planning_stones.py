@@ -52,6 +52,9 @@ def test_a_plan_crosses_on_stones_within_reach(solver, seed):
     assert np.linalg.norm(track.positions[:2, :2].mean(axis=0) - start) < 0.1
     assert np.linalg.norm(track.positions[-2:, :2].mean(axis=0) - goal) < 0.1
     assert track.contact[0] == track.contact[1] == 0.0
+    hip_width = 2 * abs(character.hip_offsets[0, 0])  # the banks hold both feet side by side
+    for stance in (track.positions[:2], track.positions[-2:]):
+        assert np.linalg.norm(stance[0, :2] - stance[1, :2]) == pytest.approx(hip_width, abs=1e-6)
     # The feet alternate; no step longer than a leap or higher than a climb.
     order = np.argsort(track.contact, kind="stable")
     feet, where, contact, liftoff = (a[order] for a in (track.feet, track.positions, track.contact, track.liftoff))
@@ -96,6 +99,16 @@ def test_no_crossing_names_the_gap(solver, seed):
     gap = float(message.split(", is ")[-1].split(" m away")[0])
     edge = np.linalg.norm(positions[3, :2] - positions[2, :2]) - (radii[3] + radii[2])
     assert gap == pytest.approx(edge + 2 * stones_module.MARGIN, abs=1e-2)
+
+
+def test_a_small_start_stone_holds_both_feet(solver):
+    """Starting off-centre on a stone too small for the feet side by side: both stay on it."""
+    stones_module = solver("planning.stones")
+    stones = stones_module.Stones(np.array([[0, 0, 0], [0, 0.8, 0], [0, 1.6, 0.0]]), np.array([0.2, 0.2, 0.6]))
+    track = stones_module.plan_crossing(stones, (0.15, 0.0), (0.0, 1.6), solver("character").preset("human"))
+    first = track.positions[:2]
+    assert (np.linalg.norm(first[:, :2], axis=1) <= 0.2 - stones_module.MARGIN + 1e-9).all()
+    assert np.linalg.norm(first[0, :2] - first[1, :2]) > 0.05  # not on one spot
 
 
 def test_a_start_off_the_stones_is_named(solver):

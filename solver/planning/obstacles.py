@@ -268,8 +268,8 @@ def footprints_around(points, obstacles: Obstacles, character: Character, step_l
     bent = bend_path(points, obstacles, path_clearance(character))
     positions, headings, feet = footpath.footprints_along_path(bent, step_length, step_width, start_foot, corners=True)
     outline = foot_outline(positions, headings, character)
-    distance, owner = obstacles.distance(outline.reshape(-1, 2))
-    if len(obstacles) and distance.min() < 0.0:
+    distance, owner = obstacles.distance(outline.reshape(-1, 2)) if len(obstacles) else (np.zeros(1), None)
+    if distance.min() < 0.0:
         k = int(np.argmin(distance))
         raise PlanningError(f"footprint {k // outline.shape[1]} stands on {obstacles.names[owner[k]]}")
     contact, liftoff = timing_for_sequence(positions, "walk", character.time_unit, character.leg_length_nominal,

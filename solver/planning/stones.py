@@ -217,7 +217,8 @@ def plan_crossing(ground, start, goal, character: Character, start_time: float =
     PlanningError names the gap where no plan exists."""
     if character.is_quadruped:
         raise PlanningError(f"stepping-stone plans are for bipeds; {character.name!r} has four legs")
-    if isinstance(ground, Stones):
+    stones = ground if isinstance(ground, Stones) else None
+    if stones is not None:
         holds = stone_footholds(ground)
         first, last = stone_under(ground, start, "the start"), stone_under(ground, goal, "the goal")
         ends = np.array([[*np.asarray(start, float)[:2], ground.positions[first, 2]],
@@ -235,7 +236,7 @@ def plan_crossing(ground, start, goal, character: Character, start_time: float =
         raise PlanningError(_gap_message(holds, first, last, reach, ends))
     if obstacles is None or not len(obstacles):
         path = route(previous, source, target)
-        return _track(points[path], owner[path], holds, character, start_time)
+        return _track(points[path], owner[path], holds, character, start_time, stones)
     # With obstacles: step lines kept ever wider of them until the solved COM keeps the body's radius.
     body, wide = body_radius(character), path_clearance(character)
     closest = None
@@ -248,7 +249,7 @@ def plan_crossing(ground, start, goal, character: Character, start_time: float =
                                                            target), points, obstacles, character, ends, clearance))
             break
         path = route(previous, source, target)
-        track = _track(points[path], owner[path], holds, character, start_time)
+        track = _track(points[path], owner[path], holds, character, start_time, stones)
         distance, near = obstacles.distance(biped.solve(track, character).com[:, :2])
         if distance.min() >= body:
             return track
@@ -309,6 +310,10 @@ def _gap_message(holds: Footholds, first: int, last: int, reach: Reach, ends):
             break
         previous[better], worst[better] = best_from[better], improved[better]
     path = route(previous, first, last)
+    if len(path) < 2:  # the start and the goal on one surface whose footholds do not join up within reach
+        return (f"no crossing from ({ends[0, 0]:.2f}, {ends[0, 1]:.2f}) to ({ends[1, 0]:.2f}, {ends[1, 1]:.2f}): both "
+                f"are on {holds.names[first]}, but its footholds part by more than the {reach.leap:.2f} m this "
+                "character leaps (separate pieces in one object?)")
     k = int(np.argmax(need[path[:-1], path[1:]]))
     near, far = path[k], path[k + 1]
     if across[near, far] > reach.leap:
@@ -322,14 +327,22 @@ def _gap_message(holds: Footholds, first: int, last: int, reach: Reach, ends):
             f"toward the goal, {holds.names[far]} ({centres[far, 0]:.2f}, {centres[far, 1]:.2f}), is {why}")
 
 
-def _stance(point, heading, surface, holds: Footholds, half_width):
-    """Two feet (L, R) side by side at the point facing heading, each kept on the surface (its nearest foothold
-    where the side-by-side place is off it)."""
+def _stance(point, heading, surface, holds: Footholds, half_width, stones=None):
+    """Two feet (L, R) side by side at the point facing heading, each kept on the surface: pulled into a stone's
+    usable disc, or onto the surface's nearest foothold where the side-by-side place is off it."""
     across = np.array([math.cos(heading), math.sin(heading), 0.0])  # +X of a body facing `heading` (0 = +Y)
-    return holds.nearest_on(surface, point + np.array([-half_width, half_width])[:, None] * across)
+    feet = point + np.array([-half_width, half_width])[:, None] * across
+    if stones is None:
+        return holds.nearest_on(surface, feet)
+    centre, usable = stones.positions[surface], stones.radii[surface] - MARGIN
+    offset = feet[:, :2] - centre[:2]
+    length = np.linalg.norm(offset, axis=1, keepdims=True)
+    feet[:, :2] = centre[:2] + offset * np.minimum(1.0, usable / np.maximum(length, 1e-12))
+    feet[:, 2] = centre[2]
+    return feet
 
 
-def _track(path, surfaces, holds: Footholds, character: Character, start_time):
+def _track(path, surfaces, holds: Footholds, character: Character, start_time, stones=None):
     """The footprint track of a foothold path: the start stance (both feet down from start_time), a footprint
     per foothold after the start, alternating feet (the first step by the foot on the side the path first turns
     to), the other foot brought alongside the last; timing from the step lengths (vdP97 §4.1)."""
@@ -337,8 +350,8 @@ def _track(path, surfaces, holds: Footholds, character: Character, start_time):
     first_heading = math.atan2(-travel[0, 0], travel[0, 1])  # 0 = toes along +Y
     last_heading = math.atan2(-travel[-1, 0], travel[-1, 1])
     half = abs(character.hip_offsets[0, 0])
-    start = _stance(path[0], first_heading, surfaces[0], holds, half)  # L, R
-    end = _stance(path[-1], last_heading, surfaces[-1], holds, half)
+    start = _stance(path[0], first_heading, surfaces[0], holds, half, stones)  # L, R
+    end = _stance(path[-1], last_heading, surfaces[-1], holds, half, stones)
     turn = travel[1] if len(travel) > 1 else travel[0]
     leading = 1 if travel[0, 0] * turn[1] - travel[0, 1] * turn[0] < 0.0 else 0  # a right turn: the right foot
     steps = path[1:-1]

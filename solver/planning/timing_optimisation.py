@@ -95,7 +95,8 @@ def optimise_timing(track: Track, slack, character=None, terrain=None, fps: floa
             break
         warm = motion.solution
         probe = np.repeat(times[None], len(movable), axis=0)
-        step = np.where(times[movable] + DIFFERENCE <= high[movable], DIFFERENCE, -DIFFERENCE)
+        room_up, room_down = high[movable] - times[movable], times[movable] - low[movable]
+        step = np.where(room_up >= room_down, np.minimum(DIFFERENCE, room_up), -np.minimum(DIFFERENCE, room_down))
         probe[np.arange(len(movable)), movable] += step
         probed, _ = _energies([_with_times(track, t) for t in probe], fps, warm, character, terrain)
         gradient = np.zeros_like(times)
@@ -109,5 +110,7 @@ def optimise_timing(track: Track, slack, character=None, terrain=None, fps: floa
             break
         times, energy, motion = trials[best], tried[best], motions[best]
     original = np.concatenate([track.contact, track.liftoff])
-    return TimingResult(_with_times(track, times), float(start_energy), float(energy), iterations,
-                        float(np.abs(times - original).max()))
+    best = _with_times(track, times)
+    if not np.array_equal(times, original):  # the energy of the new timing solved as the product will (cold)
+        (energy,), _ = _energies([best], fps, None, character, terrain)
+    return TimingResult(best, float(start_energy), float(energy), iterations, float(np.abs(times - original).max()))

@@ -57,7 +57,7 @@ def _direction(heading):
 
 class StepPlanner:
     """Plans footprints one at a time for a biped standing at `start` (x, y) facing `heading` (radians, 0 = +Y)
-    in `area`. next_footprint(wish, length) plans one; footprints() the track so far."""
+    in `area`. next_footprint(wish, length) plans one; track() the track so far."""
 
     def __init__(self, character: Character, area: Area, start, heading: float, start_time: float = 0.0,
                  height: float = 0.0):
@@ -90,7 +90,7 @@ class StepPlanner:
         headings = self.heading + np.linspace(-SHARP_TURN, SHARP_TURN, CANDIDATES)
         steps = np.linspace(0.5 * length, 0.0, 6)  # the longest that keeps the clearance
         clear = self._look_ahead(headings, steps[:, None], 1)[..., 0]  # (steps, headings)
-        best = int(np.argmax(clear[-1]))
+        best = int(np.argmax(clear[0]))  # (the last row steps nowhere: every heading alike there)
         fits = np.flatnonzero(clear[:, best] >= self.clearance)
         return float(headings[best]), float(steps[fits[0]] if len(fits) else 0.0)
 

@@ -3,6 +3,7 @@
 import argparse
 import json
 import math
+import os
 import sys
 from contextlib import contextmanager
 
@@ -179,6 +180,8 @@ def _step(args):
 
     if not 0 < args.fps <= MAX_FPS:  # (also false for NaN)
         raise FootprintError(f"--fps must be in (0, {MAX_FPS}], not {args.fps}")
+    if args.track_output and os.path.abspath(args.track_output) == os.path.abspath(args.output):
+        raise FootprintError(f"--track-output {args.track_output}: the same file as --output")
     try:
         character = character_from_json(args.character)
     except FootprintError as exc:

@@ -240,8 +240,8 @@ def _put_back(rig, values):
             owner, key = path[:path.rindex('["')], path[path.rindex('["') + 2:-2]
             rig.path_resolve(owner)[key] = value
         else:
-            owner, attribute = path.rsplit(".", 1)
-            setattr(rig.path_resolve(owner), attribute, value)
+            owner, _dot, attribute = path.rpartition(".")  # ("location": the object's own)
+            setattr(rig.path_resolve(owner) if owner else rig, attribute, value)
 
 
 # --- the upper body over the steps (WMZ §6) ----------------------------------------------------------------

@@ -35,8 +35,7 @@ class FOOTPRINT_PT_stepping(_FootprintsPanel, bpy.types.Panel):
         sub.enabled = not settings.auto_duration
         sub.prop(settings, "step_duration")
         layout.operator("footprint.step_to_target", icon="TRACKING_FORWARDS_SINGLE")
-        if hasattr(bpy.types, "FOOTPRINT_OT_transition_between_strips"):
-            layout.operator("footprint.transition_between_strips", icon="NLA")
+        layout.operator("footprint.transition_between_strips", icon="NLA")
         box = layout.box()
         box.label(text="Step Examples (WMZ §3)")
         box.template_list("FOOTPRINT_UL_step_examples", "", bpy.data, "actions", settings, "active_example", rows=3)

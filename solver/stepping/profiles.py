@@ -37,14 +37,6 @@ def foot_progress(u, width=FOOT_SPEED_WIDTH):
     return (_erf((u - 0.5) * scale).astype(float) + edge) / (2.0 * edge)
 
 
-def foot_speed(u, width=FOOT_SPEED_WIDTH):
-    """d foot_progress / d u: WMZ eq. 1's Gaussian with the amplitude a that makes its area 1."""
-    u = np.asarray(u, dtype=float)
-    amplitude = 1.0 / (width * math.sqrt(2.0 * math.pi) * math.erf(0.5 / (width * math.sqrt(2.0))))
-    inside = (u >= 0.0) & (u <= 1.0)
-    return np.where(inside, amplitude * np.exp(-((u - 0.5) ** 2) / (2.0 * width * width)), 0.0)
-
-
 def free_fall_slope(lean):
     """m2 of WMZ Fig. 2: g sin(theta), theta the support leg's lean off vertical (radians)."""
     return GRAVITY * np.sin(np.abs(np.asarray(lean, dtype=float)))

@@ -29,7 +29,7 @@ from ..errors import SteppingError
 from ..motion import POSE, Motion, frame_measures, frames_of, quality_report
 from ..orientation import body_yaw, hip_offsets_in_world
 from ..schedule import build_schedule
-from ..track import frame_count, make_track
+from ..track import STEPPING, frame_count, make_track
 from .feet import feet_at, footprint_rotations
 from .profiles import bezier_at_distance, bezier_arc_length
 from . import height as height_module
@@ -152,7 +152,7 @@ def _end_step_track(track, leave, land, support, start, end):
     contact = [start, start, track.contact[land]]
     liftoff = [track.liftoff[leave], end, end]
     return make_track(track.feet[rows], track.positions[rows], track.headings[rows], contact, liftoff,
-                      character=track.character, extras={"motion": "stepping"}), np.array(rows)
+                      character=track.character, extras={"motion": STEPPING}), np.array(rows)
 
 
 def _hermite(t, t0, t1, z0, v0, z1, v1):
@@ -214,9 +214,11 @@ def _height(plan, character, step, cubic, span, rotations, terrain, times):
     return tuple(np.interp(times, grid, values) for values in (z, vz, az))
 
 
-def _on_line(point, through, direction):
-    """The point moved onto the line through `through` along the unit `direction`."""
-    return through + direction * float((point - through) @ direction)
+def _on_line(point, through, direction, behind: bool):
+    """The point moved onto the line through `through` along the unit `direction`, kept behind `through` (or ahead
+    of it): a path's control point on the wrong side would make it arrive (leave) against its velocity."""
+    along = float((point - through) @ direction)
+    return through + direction * (min(along, 0.0) if behind else max(along, 0.0))
 
 
 def solve_with_standing_ends(track, character=None, terrain=None, fps: float = 60.0, times=None) -> Motion:
@@ -243,7 +245,7 @@ def solve_with_standing_ends(track, character=None, terrain=None, fps: float = 6
     p0 = track.positions[[ends.first_leave, ends.first_support], :2].mean(axis=0)
     p2, v2 = alone.com[0, :2], alone.com_velocity[0, :2]
     speed = float(np.linalg.norm(v2))
-    control = _on_line(track.positions[ends.first_support, :2], p2, v2 / max(speed, 1e-12))
+    control = _on_line(track.positions[ends.first_support, :2], p2, v2 / max(speed, 1e-12), behind=True)
     t0 = max(ends.start, t1 - (t2 - t1))  # push-off at most as long as the swing (com.py)
     first = EndStep((t0, t1, t2), 0.0, speed, p0, control, p2)
     seam_z, seam_vz = alone.com[0, 2], alone.com_velocity[0, 2]
@@ -257,7 +259,7 @@ def solve_with_standing_ends(track, character=None, terrain=None, fps: float = 6
     q0, v_end = leaving.com[0, :2], leaving.com_velocity[0, :2]
     q2 = track.positions[[ends.last_land, ends.last_support], :2].mean(axis=0)
     speed = float(np.linalg.norm(v_end))
-    control = _on_line(track.positions[ends.last_support, :2], q0, v_end / max(speed, 1e-12))
+    control = _on_line(track.positions[ends.last_support, :2], q0, v_end / max(speed, 1e-12), behind=False)
     u3 = min(u2 + (u2 - u1), ends.end)  # the landing at most as long as the swing (com.py)
     last = EndStep((u1, u2, u3), speed, 0.0, q0, control, q2)
 

@@ -162,10 +162,16 @@ def fewest_steps_bound(character, start, target):
     return 1 + math.ceil(shortest / apart)
 
 
-@pytest.mark.parametrize("x, y, turn", [(-1.25, 2.5 * math.cos(math.pi / 6), 120.0), (0.0, 2.5, 120.0),
-                                        (2.5, 0.0, -120.0)], ids=["ahead_left", "ahead", "right"])
-def test_step_to_a_target_far_and_turned(solver, human, x, y, turn):
+COMPASS = {"ahead": 0, "ahead_right": 45, "right": 90, "behind_right": 135, "behind": 180, "behind_left": 225,
+           "left": 270, "ahead_left": 315}  # degrees clockwise from straight ahead
+
+
+@pytest.mark.parametrize("turn", [120.0, -120.0], ids=["turned_left", "turned_right"])
+@pytest.mark.parametrize("bearing", list(COMPASS.values()), ids=list(COMPASS))
+def test_step_to_a_target_far_and_turned(solver, human, bearing, turn):
+    """Issue 19, item 2: a target 2.5 m away in each of eight directions, turned 120 degrees either way."""
     stepping = solver("stepping")
+    x, y = (round(2.5 * f(math.radians(bearing)), 9) for f in (math.sin, math.cos))  # straight ahead: x is 0
     start = stepping.Stance.centred(human, 0.0, 0.0, 0.0)
     target = stepping.Stance.centred(human, x, y, math.radians(turn))
     assert np.linalg.norm(target.centre - start.centre) == pytest.approx(2.5)

@@ -1,21 +1,23 @@
 """Stepping from one stance to another (issue 19, item 2): the fewest steps that keep the legs within reach.
 
 A search over foot placements, a step at a time (a beam search: the BEAM most promising stances after each
-number of steps, vectorised over the candidates): the feet alternate; each step puts its foot somewhere on a
-grid about the standing foot (on its own side, turned up to MAX_SWING_TURN) or straight toward its target
-(part of the way, or onto it). A candidate must leave a stance the legs reach at standing height (its
-stretch, the feet's distance from their relaxed places either side of the centre, within STRIDE_SHARE of
-twice a leg's reach in plan: the hips sink for the rest while the COM moves, height.py), soles apart, legs not
-crossed, the feet splayed at most MAX_SPLAY; and its swing must pass the standing leg (its sole out of the
-standing ankle's column, the ankles a foot's width apart). A step that turns the facing by more than
-PIVOT_FACING (or would splay the feet more than MAX_SPLAY) pivots the support foot about its ball toward the
-swing foot's new heading, or its own target's (WMZ §6: "we do allow the support foot to rotate"), at most
-MAX_PIVOT_TURN, and the foot's next footprint is where the pivot left it: turning on the spot takes pivot
-steps. The first stance with both feet on their targets ends the search: no fewer steps reach it among the
-stances kept (the beam is a heuristic: directly behind, turned 120 degrees, takes one step more than the
-reach allows). Of equally short ways, the one whose first foot leads toward the target (or, turning on the
-spot, is on the outside of the turn) wins; the beam keeps first the stances with the fewest steps estimated
-to be left.
+number of steps, vectorised over the candidates): the feet alternate; each step puts its foot, turned up to
+MAX_SWING_TURN from the standing foot's heading, at its relaxed place beside the standing foot or on rings
+about that place out to the largest stretch (the disk a stance may use, its rim the longest steps in every
+direction), or straight toward its own target (part of the way, or onto it). A candidate must leave a stance
+the legs reach at standing height (its stretch, the feet's distance from their relaxed places either side of
+the centre, within STRIDE_SHARE of twice a leg's reach in plan: the hips sink for the rest while the COM
+moves, height.py), soles apart, legs not crossed, the feet splayed at most MAX_SPLAY; and its swing must pass
+the standing leg (its sole out of the standing ankle's column, the ankles a foot's width apart). A step that
+turns the facing by more than PIVOT_FACING (or would splay the feet more than MAX_SPLAY) pivots the support
+foot about its ball toward the swing foot's new heading, or its own target's (WMZ §6: "we do allow the support
+foot to rotate"), at most MAX_PIVOT_TURN, and the foot's next footprint is where the pivot left it: turning on
+the spot takes pivot steps. The first stance with both feet on their targets ends the search: no fewer steps
+reach it among the stances kept (the beam is a heuristic: 2.5 m away in any of eight directions, turned 120
+degrees either way, it takes at most one step more than the reach allows). Of equally short ways, the one
+whose first foot leads toward the target (or, turning on the spot, is on the outside of the turn) wins, then
+the one that turns the feet least; the beam keeps first the stances with the fewest steps estimated to be
+left, each radian the feet have turned on the way counting TURN_COST of a step.
 
 Timing: each swing from the distance its foot moves (vdP97's automatic timing, layout.swing_time), or half the
 given step duration; each step's push-off and landing take half its swing (com.py), the COM resting between.
@@ -42,11 +44,12 @@ MAX_PIVOT_TURN = math.radians(60.0)  # the most a support foot pivots in one ste
 MAX_SPLAY = math.radians(45.0)  # the most the feet's headings differ after a step
 ANKLE_COLUMN = 0.3  # foot widths: the radius about a standing foot's support point a swinging sole keeps out of
 SWEEP = np.linspace(0.0, 1.0, 9)[1:-1]  # the fractions of a swing where it is checked against the standing leg
-ACROSS = np.linspace(0.0, 1.0, 5)  # of the stance width plus the largest stretch: the grid across the support foot
-ALONG = np.linspace(-1.0, 1.0, 11)  # of the largest stretch: the grid along it
-TURNS = np.radians(np.linspace(-90.0, 90.0, 9))  # the grid's headings, relative to the support foot's
+STRETCH_RINGS = np.array([1.0, 2.0, 3.0]) / 3.0  # of the largest stretch: the rings about a foot's relaxed place
+RING_DIRECTIONS = np.radians(np.arange(0.0, 360.0, 22.5))  # on each ring, from straight out from the standing foot
+TURNS = np.radians(np.linspace(-90.0, 90.0, 9))  # the placed foot's headings, relative to the support foot's
 TOWARD = np.linspace(0.1, 1.0, 10)  # fractions of the way to its target a foot may step straight toward it
 BEAM = 32  # stances kept after each number of steps
+TURN_COST = 0.05  # steps per radian the feet have turned, in the beam's estimate: of ways as short, the straighter
 DISTINCT = (0.1, math.radians(30.0))  # metres and radians: stances closer than this are one to the beam
 MAX_STEPS = 64
 LEADING = 0.15  # the share of the move that must lie across the facing for the foot on that side to lead
@@ -111,17 +114,17 @@ def leading_foot(start: Stance, target: Stance) -> int:
 
 class _Beam:
     """Stances after some number of steps: feet positions (B, 2, 3) and headings (B, 2), the foot to step
-    next (B,), the first foot (B,), and how each was reached (the index of its parent in the previous beam and
-    the step taken: foot, position (3), heading, the support's pivot position (3, NaN without a pivot) and
-    heading)."""
+    next (B,), the first foot (B,), how far the feet have turned on the way (B,: radians, both feet's swings
+    and pivots), and how each was reached (the index of its parent in the previous beam and the step taken:
+    foot, position (3), heading, the support's pivot position (3, NaN without a pivot) and heading)."""
 
-    def __init__(self, positions, headings, next_foot, first, parent, steps):
+    def __init__(self, positions, headings, next_foot, first, turned, parent, steps):
         self.positions, self.headings, self.next_foot, self.first = positions, headings, next_foot, first
-        self.parent, self.steps = parent, steps
+        self.turned, self.parent, self.steps = turned, parent, steps
 
     def take(self, rows):
         return _Beam(self.positions[rows], self.headings[rows], self.next_foot[rows], self.first[rows],
-                     self.parent[rows], self.steps[rows])
+                     self.turned[rows], self.parent[rows], self.steps[rows])
 
 
 def _fewest_steps(character, start: Stance, target: Stance, limit):
@@ -130,7 +133,8 @@ def _fewest_steps(character, start: Stance, target: Stance, limit):
         return []
     lead = leading_foot(start, target)
     beam = _Beam(np.repeat(start.positions[None], 2, axis=0), np.repeat(start.headings[None], 2, axis=0),
-                 np.array([lead, 1 - lead]), np.array([lead, 1 - lead]), np.full(2, -1), np.zeros((2, 9)))
+                 np.array([lead, 1 - lead]), np.array([lead, 1 - lead]), np.zeros(2), np.full(2, -1),
+                 np.zeros((2, 9)))
     history = []
     for _depth in range(MAX_STEPS):
         children = _children(character, beam, target, limit, start.centre)
@@ -138,8 +142,8 @@ def _fewest_steps(character, start: Stance, target: Stance, limit):
             break
         history.append(children)
         done = np.flatnonzero(_at_target(children.positions, children.headings, target))
-        if done.size:
-            best = done[np.argmin((children.first[done] != lead) * 1.0 + 1e-6 * np.arange(done.size))]
+        if done.size:  # the leading first foot, then the least turning
+            best = done[np.lexsort((children.turned[done], children.first[done] != lead))[0]]
             return _path(history, best)
         beam = children.take(_best(children, target, limit, lead))
         history[-1] = beam  # the next stances' parents index the kept ones
@@ -152,13 +156,13 @@ def _children(character, beam, target, limit, start_centre):
     parts = []
     for b in range(len(beam.next_foot)):  # the beam's stances: a handful
         parts.append(_steps_from(character, beam.positions[b], beam.headings[b], int(beam.next_foot[b]), target,
-                                 limit, b, int(beam.first[b]), start_centre))
+                                 limit, b, int(beam.first[b]), float(beam.turned[b]), start_centre))
     parts = [p for p in parts if len(p.next_foot)]
     if not parts:
-        return _Beam(np.zeros((0, 2, 3)), np.zeros((0, 2)), np.zeros(0, int), np.zeros(0, int), np.zeros(0, int),
-                     np.zeros((0, 9)))
+        return _Beam(np.zeros((0, 2, 3)), np.zeros((0, 2)), np.zeros(0, int), np.zeros(0, int), np.zeros(0),
+                     np.zeros(0, int), np.zeros((0, 9)))
     return _Beam(*(np.concatenate([getattr(p, name) for p in parts]) for name in
-                   ("positions", "headings", "next_foot", "first", "parent", "steps")))
+                   ("positions", "headings", "next_foot", "first", "turned", "parent", "steps")))
 
 
 def _heights_along(start, end, plan):
@@ -170,16 +174,22 @@ def _heights_along(start, end, plan):
     return start[2] + fraction * (end[2] - start[2])
 
 
-def _steps_from(character, positions, headings, foot, target, limit, parent, first, start_centre):
-    """The stances one step of `foot` from (positions (2, 3), headings (2,)): the grid about the support foot
-    and the way to the foot's own target, those that keep the limits."""
+def _steps_from(character, positions, headings, foot, target, limit, parent, first, turned, start_centre):
+    """The stances one step of `foot` from (positions (2, 3), headings (2,)): its relaxed place beside the
+    support foot and the rings about it, and the way to the foot's own target, those that keep the limits."""
     other = 1 - foot
     side = 1.0 if foot == 1 else -1.0
     h_s = headings[other]
-    across = side * (character.foot_width + ACROSS * (stance_width(character) + limit))
-    along = ALONG * limit
-    x, y, turn = (a.ravel() for a in np.meshgrid(across, along, TURNS, indexing="ij"))
-    plan = positions[other, :2] + x[:, None] * right(h_s) + y[:, None] * forward(h_s)
+    # The stretch is measured from the relaxed place: rings about it reach the limit in every direction (a grid
+    # about the support foot reaches it straight behind only where a turn shifts the relaxed place, and a way
+    # straight back, turning at its end, needs those longest steps to take no more than a step over the fewest).
+    radius, direction = (a.ravel() for a in np.meshgrid(STRETCH_RINGS * limit, RING_DIRECTIONS, indexing="ij"))
+    offsets = np.concatenate([np.zeros((1, 2)), np.column_stack([radius * np.cos(direction),
+                                                                 radius * np.sin(direction)])])  # out, ahead
+    place, turn = (a.ravel() for a in np.meshgrid(np.arange(len(offsets)), TURNS, indexing="ij"))
+    new_facing = h_s + 0.5 * turn  # the stance's after the step, where it does not pivot
+    out = side * (stance_width(character) + offsets[place, 0])
+    plan = positions[other, :2] + out[:, None] * right(new_facing) + offsets[place, 1:] * forward(new_facing)
     heights = _heights_along(start_centre, target.centre, plan)
     toward = TOWARD[:, None]  # and straight toward its target, turning on the way, up to it
     new_pos = np.concatenate([np.column_stack([plan, heights]),
@@ -200,7 +210,9 @@ def _steps_from(character, positions, headings, foot, target, limit, parent, fir
     pivot_pos, pivot_head = _pivoted(character, positions[other], h_s, pivot_turn)
     stance_pos[:, other], stance_head[:, other] = pivot_pos, pivot_head
     facing = mean_heading(stance_head)
-    ok = ((np.abs(wrap(new_head - headings[foot])) <= MAX_SWING_TURN)
+    # A step that does not pivot, or pivots its support as far toward either heading, is one stance twice.
+    distinct = np.concatenate([np.ones(count // 2, bool), pivot_turn[count // 2:] != pivot_turn[:count // 2]])
+    ok = (distinct & (np.abs(wrap(new_head - headings[foot])) <= MAX_SWING_TURN)
           & (np.abs(wrap(stance_head[:, 1] - stance_head[:, 0])) <= MAX_SPLAY)
           & (stance_stretch(stance_pos, stance_head, character) <= limit)
           & (np.einsum("cd,cd->c", stance_pos[:, 1, :2] - stance_pos[:, 0, :2], right(facing)) > 0.0))
@@ -210,7 +222,8 @@ def _steps_from(character, positions, headings, foot, target, limit, parent, fir
                              positions[other])]
     steps = np.column_stack([np.full(len(rows), foot), new_pos[rows], new_head[rows],
                              np.where(pivots[rows, None], pivot_pos[rows], np.nan), pivot_head[rows]])
-    return _Beam(stance_pos[rows], stance_head[rows], np.full(len(rows), other), np.full(len(rows), first),
+    turned = turned + np.abs(wrap(stance_head[rows] - headings)).sum(axis=1)
+    return _Beam(stance_pos[rows], stance_head[rows], np.full(len(rows), other), np.full(len(rows), first), turned,
                  np.full(len(rows), parent), steps)
 
 
@@ -254,7 +267,8 @@ def _at_target(positions, headings, target, tolerance=1e-6):
 def _best(children, target, limit, lead):
     """The BEAM children to keep, one per distinct stance: fewest steps still needed by an estimate (each foot's
     way to its target, its distance over the farthest a foot moves in a step or its turn over the most it
-    turns, the feet alternating), then the leading first foot."""
+    turns, the feet alternating) plus TURN_COST for each radian the feet have turned, then the leading first
+    foot."""
     reach = 2.0 * limit  # the farthest a foot moves in a step: from a stretch behind to one ahead
     distance = np.linalg.norm(children.positions[..., :2] - target.positions[:, :2], axis=-1)  # (C, 2)
     turns = np.abs(wrap(children.headings - target.headings))
@@ -263,6 +277,9 @@ def _best(children, target, limit, lead):
     mover = children.next_foot
     estimate = np.maximum(2.0 * needed[rows, mover] - 1.0, 2.0 * needed[rows, 1 - mover])
     estimate += 0.1 * needed.sum(axis=1)  # of two as far, the one with less left for the other foot
+    # Turning on the way costs a little: a foot turned (and turned back) where no turn was needed is a plan
+    # whose steps look wrong (a straight walk's feet splayed), and it may crowd a straighter way out of the beam.
+    estimate += TURN_COST * children.turned
     order = np.lexsort((children.first != lead, estimate))
     keys = np.column_stack([np.round(children.positions[..., :2].reshape(-1, 4) / DISTINCT[0]),
                             np.round(children.headings / DISTINCT[1]), children.next_foot])

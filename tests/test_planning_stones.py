@@ -5,6 +5,7 @@ are close; a field without a crossing gets an error naming the gap; the stones f
 import importlib
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -155,3 +156,77 @@ def test_any_surfaces_footholds_plan_too(solver):
     plank_only = stones_module.Footholds(surfaces[1], np.zeros(len(surfaces[1]), dtype=int), ("plank",), 0.1)
     with pytest.raises(solver("errors").PlanningError, match=r"is on no stone: the nearest, plank at \(0.00, 0.10\)"):
         stones_module.plan_crossing(plank_only, (0.0, -0.5), (0.0, 3.0), character)
+
+
+def test_the_first_step_from_a_side_by_side_stance_is_within_a_leap(solver):
+    """A stone a leap from the start's centre is more than a leap from the stance foot beside it: the first step
+    goes by another stone rather than take that one."""
+    stones_module, character = solver("planning.stones"), solver("character").preset("human")
+    reach = stones_module.Reach.of(character)
+    half = abs(character.hip_offsets[0, 0])
+    ahead = 0.5 * (math.sqrt(reach.leap ** 2 - half ** 2) + reach.leap)  # within a leap of the centre, not of a foot
+    positions = np.array([[0.0, 0.0, 0.0], [0.0, ahead, 0.0], [1.3, 0.86, 0.0], [0.0, ahead + 0.9, 0.0]])
+    radii = np.array([0.11, 0.03, 0.03, 0.3])  # the small ones hold their centres only
+    track = stones_module.plan_crossing(stones_module.Stones(positions, radii), (0.0, 0.0), (0.0, ahead + 0.9),
+                                        character)
+    order = np.argsort(track.contact, kind="stable")
+    step = np.linalg.norm(np.diff(track.positions[order, :2], axis=0), axis=1)
+    assert step.max() <= reach.leap + 1e-9, step
+    # By the side stone, two leaps: the one straight ahead (a leap and a step) is out of the stance foot's reach.
+    assert np.allclose(track.positions[order[2], :2], (1.3, 0.86))
+
+
+def test_pairs_within_match_every_pair(solver):
+    pairs_within = solver("planning.neighbours").pairs_within
+    rng = np.random.default_rng(3)
+    points = np.concatenate([rng.uniform(-5.0, 5.0, (400, 2)), rng.normal(0.0, 0.05, (60, 2))])  # a dense knot
+    i, j = pairs_within(points, 0.7)
+    distance = np.linalg.norm(points[:, None] - points[None], axis=2)
+    expected = np.argwhere((distance <= 0.7) & ~np.eye(len(points), dtype=bool))
+    assert sorted(zip(i.tolist(), j.tolist())) == sorted(map(tuple, expected.tolist()))
+
+
+def test_a_field_of_large_stones_plans_in_little_memory(solver):
+    """60 stones a metre across offer 3,660 footholds: 13 million pairs, 575 MB when every pair was weighed at
+    once; the grid of neighbour cells weighs only those near enough (tracemalloc counts numpy's arrays)."""
+    import tracemalloc
+
+    stones_module, character = solver("planning.stones"), solver("character").preset("human")
+    rng = np.random.default_rng(1)
+    positions = np.column_stack([rng.uniform(0.0, 12.0, 60), rng.uniform(0.0, 8.0, 60), np.zeros(60)])
+    positions[0], positions[-1] = (0.0, 0.0, 0.0), (12.0, 8.0, 0.0)
+    stones = stones_module.Stones(positions, np.full(60, 0.55))
+    assert len(stones_module.stone_footholds(stones).points) == 3660
+    tracemalloc.start()
+    try:
+        track = stones_module.plan_crossing(stones, (0.0, 0.0), (12.0, 8.0), character)
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert np.linalg.norm(track.positions[-2:, :2].mean(axis=0) - (12.0, 8.0)) < 0.1
+    assert peak < 150e6, f"{peak / 1e6:.0f} MB"
+
+
+def test_a_large_field_without_a_crossing_names_the_gap_in_little_memory(solver):
+    """5,000 stones either side of a 4 m river: the gap named from the surfaces near enough to matter (the
+    bottleneck route over pairs within a doubling bound), not from all 25 million pairs."""
+    import tracemalloc
+
+    stones_module, character = solver("planning.stones"), solver("character").preset("human")
+    rng = np.random.default_rng(2)
+    positions = np.column_stack([rng.uniform(0.0, 40.0, 1500), rng.uniform(0.0, 40.0, 1500), np.zeros(1500)])
+    positions[positions[:, 0] > 20.0, 0] += 4.0
+    positions[0], positions[1] = (1.0, 1.0, 0.0), (43.0, 30.0, 0.0)
+    stones = stones_module.Stones(positions, np.full(1500, 0.05))  # one foothold each
+    tracemalloc.start()
+    try:
+        with pytest.raises(solver("errors").PlanningError) as error:
+            stones_module.plan_crossing(stones, (1.0, 1.0), (43.0, 30.0), character)
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    message = str(error.value)
+    near, far = (int(n) for n in re.findall(r"stone (\d+) \(", message))
+    assert positions[near, 0] <= 20.0 < 24.0 <= positions[far, 0], message  # the two banks of the river
+    gap = float(message.split(", is ")[-1].split(" m away")[0])
+    assert gap >= 4.0 - 2 * 0.05 and peak < 150e6, (message, peak)

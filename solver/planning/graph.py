@@ -7,14 +7,15 @@ from __future__ import annotations
 import numpy as np
 
 
-def cheapest(n: int, start, end, cost, source: int):
+def cheapest(n: int, start, end, cost, source: int, combine=np.add):
     """(cost (n,), previous node (n,), -1 where none) of the cheapest routes from `source` along the directed
-    edges start -> end (arrays) with their costs (>= 0)."""
+    edges start -> end (arrays) with their costs (>= 0). A route's cost is its edges' combined: summed, or with
+    combine=np.maximum its worst edge (the bottleneck route)."""
     best = np.full(n, np.inf)
     best[source] = 0.0
     previous = np.full(n, -1)
     for _ in range(n):  # each round extends every route by one edge: as many rounds as the longest route
-        offered = best[start] + cost
+        offered = combine(best[start], cost)
         improved = np.full(n, np.inf)
         np.minimum.at(improved, end, offered)
         better = improved < best - 1e-12

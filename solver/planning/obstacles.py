@@ -27,6 +27,7 @@ from .graph import cheapest, route
 BODY_RADIUS = 0.3  # l_nom: the body's radius in plan (0.26 m for the human: the shoulders are about 0.4 m
 # across, biacromial breadth, with room for the arms' swing)
 DETOUR_LEAD = 4.0  # clearances: a detour leaves the path this far before an obstacle and rejoins it as far after
+CROSSING_BATCH = 1_000_000  # segment-edge pairs weighed at once by crossing (tens of MB of working arrays)
 CORNER_MARGIN = 0.2  # l_nom added to the path's clearance: the COM cuts inside a bend (a step's chord round a
 # corner), the feet stand beside it. Measured past a 2 m wall: at 0.1 the COM came 0.21 m from it (body radius
 # 0.26 m), at 0.15 0.26 m, at 0.2 0.31 m
@@ -170,9 +171,13 @@ def _convex_hull(points):
 def crossing(a, b, obstacles: Obstacles):
     """(S,) bool: the segments a -> b (S, 2) pass through a polygon's inside: they cross an edge properly, or
     their midpoint is inside (a line between two corners of one polygon crosses no edge properly). A segment
-    that touches a corner or runs along an edge is free."""
+    that touches a corner or runs along an edge is free. Weighed a batch of segments at a time (every segment
+    against every edge: memory bounded by CROSSING_BATCH, not segments x edges)."""
     starts, ends, _owner = obstacles.edges()
-    a, b = np.asarray(a, dtype=float)[:, None], np.asarray(b, dtype=float)[:, None]
+    a, b = np.asarray(a, dtype=float).reshape(-1, 2), np.asarray(b, dtype=float).reshape(-1, 2)
+    result = np.zeros(len(a), dtype=bool)
+    if not len(starts):
+        return result
 
     def side(p, q, r):  # the sign of the turn p -> q -> r
         return (q[..., 0] - p[..., 0]) * (r[..., 1] - p[..., 1]) - (q[..., 1] - p[..., 1]) * (r[..., 0] - p[..., 0])
@@ -180,10 +185,14 @@ def crossing(a, b, obstacles: Obstacles):
     def apart(u, v):  # strictly on opposite sides
         return ((u > 1e-12) & (v < -1e-12)) | ((u < -1e-12) & (v > 1e-12))
 
-    edge_apart = apart(side(a, b, starts[None]), side(a, b, ends[None]))
-    segment_apart = apart(side(starts[None], ends[None], a), side(starts[None], ends[None], b))
-    midpoint_inside = obstacles.inside(0.5 * (a[:, 0] + b[:, 0])).any(axis=1)
-    return (edge_apart & segment_apart).any(axis=1) | midpoint_inside
+    batch = max(1, CROSSING_BATCH // len(starts))
+    for lo in range(0, len(a), batch):  # a handful of batches
+        p, q = a[lo:lo + batch, None], b[lo:lo + batch, None]
+        edge_apart = apart(side(p, q, starts[None]), side(p, q, ends[None]))
+        segment_apart = apart(side(starts[None], ends[None], p), side(starts[None], ends[None], q))
+        result[lo:lo + batch] = ((edge_apart & segment_apart).any(axis=1)
+                                 | obstacles.inside(0.5 * (p[:, 0] + q[:, 0])).any(axis=1))
+    return result
 
 
 def route_around(start, end, obstacles: Obstacles, clearance: float):

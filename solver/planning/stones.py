@@ -25,6 +25,7 @@ from ..errors import PlanningError, TrackFormatError
 from ..timing import LEAP_THRESHOLD, timing_for_sequence
 from ..track import MAX_DISTANCE, make_track, validate
 from .graph import cheapest, route
+from .neighbours import pairs_within
 from .obstacles import Obstacles, body_radius, crossing, path_clearance
 
 STONES_FORMAT = "footprint-stones"
@@ -51,6 +52,18 @@ class Stones:
 
     def __len__(self):
         return len(self.radii)
+
+    def under(self, point, what: str):
+        """(stone, point (3,) on its top face) of the stone whose usable face holds the point (x, y) (the highest
+        where stones overlap), or PlanningError naming the nearest."""
+        point = np.asarray(point, dtype=float)[:2]
+        gap = np.linalg.norm(self.positions[:, :2] - point, axis=1) - (self.radii - MARGIN)
+        on = np.flatnonzero(gap <= 1e-9)
+        if not len(on):
+            k = int(np.argmin(gap))
+            raise _off_the_stones(what, point, f"stone {k}", self.positions[k], gap[k])
+        k = int(on[np.argmax(self.positions[on, 2])])
+        return k, np.array([point[0], point[1], self.positions[k, 2]])
 
 
 def stones_from_json(data, source: str = "stones") -> Stones:
@@ -87,6 +100,11 @@ def stones_from_json(data, source: str = "stones") -> Stones:
         raise TrackFormatError(f"{source}: stones[{small[0]}].radius {radii[small[0]]:g} m must be more than "
                                f"{MARGIN:g} m (a foot's support point must fit on it)")
     return Stones(positions, radii)
+
+
+def _off_the_stones(what, point, nearest, where, distance):
+    return PlanningError(f"{what} ({point[0]:.2f}, {point[1]:.2f}) is on no stone: the nearest, {nearest} at "
+                         f"({where[0]:.2f}, {where[1]:.2f}), is {distance:.2f} m from it")
 
 
 def load_stones(path) -> Stones:
@@ -126,9 +144,7 @@ class Footholds:
         near = np.flatnonzero(distance <= self.spacing + 1e-9)
         if not len(near):
             k = int(np.argmin(distance))
-            raise PlanningError(f"{what} ({point[0]:.2f}, {point[1]:.2f}) is on no stone: the nearest, "
-                                f"{self.names[self.surface[k]]} at ({self.points[k, 0]:.2f}, {self.points[k, 1]:.2f}), "
-                                f"is {distance[k]:.2f} m from it")
+            raise _off_the_stones(what, point, self.names[self.surface[k]], self.points[k], distance[k])
         k = near[np.argmax(self.points[near, 2] - 1e-6 * distance[near])]
         return int(self.surface[k]), np.array([point[0], point[1], self.points[k, 2]])
 
@@ -163,27 +179,17 @@ def stone_footholds(stones: Stones) -> Footholds:
                      min(spacing, FOOTHOLD_SPACING))
 
 
-def stone_under(stones: Stones, point, what: str) -> int:
-    """The stone whose top face holds the point (x, y) (the highest where stones overlap), or PlanningError
-    naming the nearest."""
-    point = np.asarray(point, dtype=float)[:2]
-    gap = np.linalg.norm(stones.positions[:, :2] - point, axis=1) - (stones.radii - MARGIN)
-    on = np.flatnonzero(gap <= 1e-9)
-    if not len(on):
-        nearest = int(np.argmin(gap))
-        raise PlanningError(f"{what} ({point[0]:.2f}, {point[1]:.2f}) is on no stone: the nearest, stone {nearest} at "
-                            f"({stones.positions[nearest, 0]:.2f}, {stones.positions[nearest, 1]:.2f}), is "
-                            f"{gap[nearest]:.2f} m from it")
-    return int(on[np.argmax(stones.positions[on, 2])])
-
-
-def _steps(points, reach: Reach):
-    """Every step between footholds the character can take: (from, to, cost) arrays."""
-    offset = points[None] - points[:, None]
-    distance = np.hypot(offset[..., 0], offset[..., 1])
-    possible = (distance <= reach.leap) & (np.abs(offset[..., 2]) <= reach.climb) & (distance > 0.0)
-    start, end = np.nonzero(possible)
-    d = distance[start, end]
+def _steps(points, reach: Reach, ends: int = 2, end_leap: float | None = None):
+    """Every step between footholds the character can take: (from, to, cost) arrays. The last `ends` points
+    (the start and the goal) reach only end_leap: the stance foot that takes the first step, or brings the feet
+    together after the last, stands beside them."""
+    start, end = pairs_within(points, reach.leap)
+    offset = points[end] - points[start]
+    d = np.hypot(offset[:, 0], offset[:, 1])
+    at_ends = (start >= len(points) - ends) | (end >= len(points) - ends)
+    keep = ((np.abs(offset[:, 2]) <= reach.climb) & (d <= np.where(at_ends, end_leap or reach.leap, reach.leap))
+            & (d > 0.0))
+    start, end, d = start[keep], end[keep], d[keep]
     cost = np.where(d <= reach.comfortable, 1.0, np.where(d <= reach.walk, LONG_STEP_COST, LEAP_COST)) + DISTANCE_TIE * d
     return start, end, cost
 
@@ -218,19 +224,15 @@ def plan_crossing(ground, start, goal, character: Character, start_time: float =
     if character.is_quadruped:
         raise PlanningError(f"stepping-stone plans are for bipeds; {character.name!r} has four legs")
     stones = ground if isinstance(ground, Stones) else None
-    if stones is not None:
-        holds = stone_footholds(ground)
-        first, last = stone_under(ground, start, "the start"), stone_under(ground, goal, "the goal")
-        ends = np.array([[*np.asarray(start, float)[:2], ground.positions[first, 2]],
-                         [*np.asarray(goal, float)[:2], ground.positions[last, 2]]])
-    else:
-        holds = ground
-        (first, start_point), (last, goal_point) = holds.under(start, "the start"), holds.under(goal, "the goal")
-        ends = np.array([start_point, goal_point])
+    holds = stone_footholds(ground) if stones is not None else ground
+    (first, start_point), (last, goal_point) = ground.under(start, "the start"), ground.under(goal, "the goal")
+    ends = np.array([start_point, goal_point])
     points, owner = np.concatenate([holds.points, ends]), np.concatenate([holds.surface, [first, last]])
     source, target = len(points) - 2, len(points) - 1
     reach = Reach.of(character)
-    every_step = _steps(points, reach)
+    # The first step leaves from a stance foot half a hip width beside the start, across the way it goes (the
+    # last one likewise lands beside the goal): a step from the start is a leap at most where that foot's is.
+    every_step = _steps(points, reach, end_leap=math.sqrt(reach.leap ** 2 - character.hip_offsets[0, 0] ** 2))
     best, previous = cheapest(len(points), *every_step, source)
     if not np.isfinite(best[target]):
         raise PlanningError(_gap_message(holds, first, last, reach, ends))
@@ -284,44 +286,42 @@ def leaps(track) -> int:
 
 def _gap_message(holds: Footholds, first: int, last: int, reach: Reach, ends):
     """The gap that stops the crossing: on the surface-to-surface route whose worst step is the least out of
-    reach (the bottleneck path: relaxed as graph.cheapest relaxes sums, with the worst step for the sum), that
-    worst step: its two surfaces, how far apart they
-    are (each surface taken as the disc round its footholds: a stone's usable face exactly) or how far one rises
-    above the other, against how far the character leaps (climbs)."""
+    reach (the bottleneck route: graph.cheapest with the worst step for the sum), that worst step: its two
+    surfaces, how far apart they are (each surface taken as the disc round its footholds: a stone's usable face
+    exactly) or how far one rises above the other, against how far the character leaps (climbs). Only pairs
+    needing at most `bound` times the reach are weighed, the bound doubled until the goal is on a route: memory
+    grows with the pairs near enough, not with the square of the surfaces."""
     count = len(holds.names)
     centres = np.zeros((count, 3))
     np.add.at(centres, holds.surface, holds.points)
     centres /= np.maximum(np.bincount(holds.surface, minlength=count), 1)[:, None]
     radii = np.zeros(count)
     np.maximum.at(radii, holds.surface, np.linalg.norm(holds.points[:, :2] - centres[holds.surface, :2], axis=1))
-    across = np.maximum(np.linalg.norm(centres[None, :, :2] - centres[:, None, :2], axis=2) - radii[:, None]
-                        - radii[None], 0.0)
-    rise = centres[None, :, 2] - centres[:, None, 2]
-    need = np.maximum(across / reach.leap, np.abs(rise) / reach.climb)  # > 1: out of reach
-    worst = np.full(count, np.inf)
-    worst[first] = 0.0
-    previous = np.full(count, -1)
-    for _ in range(count):  # rounds: as many as the route has surfaces
-        offered = np.maximum(worst[:, None], need)
-        best_from = offered.argmin(axis=0)
-        improved = offered[best_from, np.arange(count)]
-        better = improved < worst - 1e-12
-        if not better.any():
-            break
-        previous[better], worst[better] = best_from[better], improved[better]
+    widest = 2.0 * radii.max()
+    bound, worst = 2.0, np.full(count, np.inf)
+    while not np.isfinite(worst[last]):  # a handful of doublings: the bound passes the widest gap
+        near, far = pairs_within(centres, bound * reach.leap + widest)
+        across = np.maximum(np.linalg.norm(centres[far, :2] - centres[near, :2], axis=1) - radii[near] - radii[far],
+                            0.0)
+        need = np.maximum(across / reach.leap, np.abs(centres[far, 2] - centres[near, 2]) / reach.climb)  # > 1: out
+        worst, previous = cheapest(count, near, far, need, first, combine=np.maximum)
+        bound *= 2.0
     path = route(previous, first, last)
     if len(path) < 2:  # the start and the goal on one surface whose footholds do not join up within reach
         return (f"no crossing from ({ends[0, 0]:.2f}, {ends[0, 1]:.2f}) to ({ends[1, 0]:.2f}, {ends[1, 1]:.2f}): both "
                 f"are on {holds.names[first]}, but its footholds part by more than the {reach.leap:.2f} m this "
                 "character leaps (separate pieces in one object?)")
-    k = int(np.argmax(need[path[:-1], path[1:]]))
+    steps = np.array(path)
+    gaps = np.maximum(np.linalg.norm(centres[steps[1:], :2] - centres[steps[:-1], :2], axis=1)
+                      - radii[steps[1:]] - radii[steps[:-1]], 0.0)
+    rises = centres[steps[1:], 2] - centres[steps[:-1], 2]
+    k = int(np.argmax(np.maximum(gaps / reach.leap, np.abs(rises) / reach.climb)))
     near, far = path[k], path[k + 1]
-    if across[near, far] > reach.leap:
-        why = f"{across[near, far]:.2f} m away, farther than the {reach.leap:.2f} m this character leaps"
+    if gaps[k] > reach.leap:
+        why = f"{gaps[k]:.2f} m away, farther than the {reach.leap:.2f} m this character leaps"
     else:
-        climb = rise[near, far]
-        why = (f"{abs(climb):.2f} m {'above' if climb > 0 else 'below'} it, more than the {reach.climb:.2f} m this "
-               f"character climbs")
+        why = (f"{abs(rises[k]):.2f} m {'above' if rises[k] > 0 else 'below'} it, more than the {reach.climb:.2f} m "
+               "this character climbs")
     return (f"no crossing from ({ends[0, 0]:.2f}, {ends[0, 1]:.2f}) to ({ends[1, 0]:.2f}, {ends[1, 1]:.2f}): the "
             f"stones reachable end at {holds.names[near]} ({centres[near, 0]:.2f}, {centres[near, 1]:.2f}); the next "
             f"toward the goal, {holds.names[far]} ({centres[far, 0]:.2f}, {centres[far, 1]:.2f}), is {why}")

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..solver.stepping import Stance, step_to_stance
 from ..solver.track import validate
-from ..solver.transforms import quaternion_from_matrix
+from ..solver.transforms import ease_in_out, quaternion_from_matrix, quaternion_matrices, slerp
 from . import animation, bake, body_pose, ownership, preview, scene_clock, scene_io, upper_body_layer
 from .rig_quality import carried, rest_local
 from .rigs import MissingBonesError, bind
@@ -268,33 +268,6 @@ def steps_of(track):
     ends = [lift for _foot, lift, _d in steps[1:]] + [float(liftoff.max())]
     starts = [float(contact.min())] + ends[:-1]
     return [(foot, start, end, d) for (foot, _lift, d), start, end in zip(steps, starts, ends)]
-
-
-def ease_in_out(u):
-    """WMZ §6's "simple ease-in/ease-out (EIEO) time-based weighting": (1 - cos(pi u)) / 2 on [0, 1]."""
-    return 0.5 * (1.0 - np.cos(np.pi * np.clip(u, 0.0, 1.0)))
-
-
-def slerp(a, b, w):
-    """Unit quaternions (N, 4) from a to b (N, 4) at weights w (N,), along the shorter arc."""
-    dot = np.sum(a * b, axis=1)
-    b = np.where(dot[:, None] < 0.0, -b, b)
-    angle = np.arccos(np.clip(np.abs(dot), 0.0, 1.0))
-    small = angle < 1e-6
-    sin = np.where(small, 1.0, np.sin(angle))
-    wa = np.where(small, 1.0 - w, np.sin((1.0 - w) * angle) / sin)
-    wb = np.where(small, w, np.sin(w * angle) / sin)
-    q = wa[:, None] * a + wb[:, None] * b
-    return q / np.linalg.norm(q, axis=1, keepdims=True)
-
-
-def quaternion_matrices(q):
-    """(N, 3, 3) rotation matrices of unit quaternions (N, 4), w first."""
-    w, x, y, z = q.T
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], axis=-1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], axis=-1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=-1)], axis=1)
 
 
 def upper_body_rotations(times, steps, start_pose, end_poses):

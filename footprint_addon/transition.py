@@ -20,7 +20,7 @@ import numpy as np
 
 from ..solver.stepping import transition as solver
 from ..solver.stepping.transition import TransitionError
-from ..solver.transforms import quaternion_from_matrix
+from ..solver.transforms import quaternion_from_matrix, quaternion_matrices
 from . import animation, headless, scene_clock
 from .rigs import MissingBonesError, bind
 
@@ -397,7 +397,7 @@ def _moves(start, end, i):
 def _matrices(location, quaternion, scale):
     """Local transforms (..., 4, 4) from location (..., 3), quaternion (..., 4) and scale (..., 3)."""
     m = np.zeros(np.shape(location)[:-1] + (4, 4))
-    m[..., :3, :3] = solver.quaternion_matrices(quaternion) * np.asarray(scale)[..., None, :]
+    m[..., :3, :3] = quaternion_matrices(quaternion) * np.asarray(scale)[..., None, :]
     m[..., :3, 3], m[..., 3, 3] = location, 1.0
     return m
 

@@ -1,4 +1,5 @@
-"""Rotations, vectorised over frames: matrices to quaternions, axis and angle between two, about an axis."""
+"""Rotations, vectorised over frames: matrices to quaternions and back, axis and angle between two, about an axis,
+slerp and its ease-in/ease-out weight."""
 
 from __future__ import annotations
 
@@ -76,3 +77,36 @@ def rodrigues(axis, angle):
     out[:, 1, 2] -= x
     out[:, 2, 1] += x
     return out
+
+
+def ease_in_out(u):
+    """WMZ §6's 'simple ease-in/ease-out (EIEO) time-based weighting': (1 - cos(pi u)) / 2 of u clipped to [0, 1],
+    0 at u = 0, 1 at u = 1, flat at both."""
+    return 0.5 - 0.5 * np.cos(np.pi * np.clip(np.asarray(u, dtype=float), 0.0, 1.0))
+
+
+def slerp(q0, q1, w):
+    """Quaternions (..., 4) a fraction w (...) of the shortest way from unit q0 to unit q1 (WMZ §6's 'slerp').
+    The angle between them is computed once for each pair, however many weights they are blended at."""
+    q0, q1 = np.asarray(q0, dtype=float), np.asarray(q1, dtype=float)
+    dot = np.sum(q0 * q1, axis=-1, keepdims=True)
+    q1 = np.where(dot < 0.0, -q1, q1)
+    angle = np.arccos(np.minimum(np.abs(dot), 1.0))
+    sin = np.sin(angle)
+    # sin(w angle) / sin(angle) -> w as the angle -> 0 (the same rotation twice): the lerp there
+    inverse = np.where(sin > 1e-9, 1.0, 0.0) / np.where(sin > 1e-9, sin, 1.0)
+    w = np.asarray(w, dtype=float)[..., None]
+    same = inverse == 0.0
+    q = np.where(same, 1.0 - w, np.sin((1.0 - w) * angle) * inverse) * q0
+    q += np.where(same, w, np.sin(w * angle) * inverse) * q1
+    return q
+
+
+def quaternion_matrices(q):
+    """Rotation matrices (..., 3, 3) of unit quaternions (..., 4) (w, x, y, z)."""
+    w, x, y, z = np.moveaxis(np.asarray(q, dtype=float), -1, 0)
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], axis=-1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], axis=-1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=-1),
+    ], axis=-2)

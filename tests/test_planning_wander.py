@@ -26,7 +26,15 @@ def test_a_minute_of_wandering_stays_in_the_room(solver, seed):
                                            ("table", "screen", "post"))
     area = wander.Area(box(0.0, 0.0, 6.0, 5.0), obstacles)
     track = wander.wander(character, area, (0.0, -1.8), 0.0, 60.0, seed=seed)
-    assert track.contact.max() >= 60.0
+    # A step at a time until the minute is up: the last lands within one step time of it, no later.
+    step_time = np.diff(np.sort(track.contact))[2:].max()
+    assert 60.0 <= track.contact.max() < 60.0 + step_time + 1e-9
+    # Each step turns at most a sharp turn; in the open a comfortable step (STEP_LENGTH l_nom) most of the time.
+    turn = np.abs((np.diff(track.headings) + math.pi) % (2 * math.pi) - math.pi)
+    assert turn.max() <= wander.SHARP_TURN + 1e-9
+    step = np.linalg.norm(np.diff(track.positions[:, :2], axis=0), axis=1)[2:]
+    straight = math.hypot(wander.STEP_LENGTH * character.leg_length_nominal, 2 * abs(character.hip_offsets[0, 0]))
+    assert np.median(step) == pytest.approx(straight, rel=0.05)
     soles = obstacles_module.foot_outline(track.positions, track.headings, character).reshape(-1, 2)
     assert area.clearance(soles).min() > 0.0  # every foot inside the walls, off every obstacle
     motion = solver("biped").solve(track)

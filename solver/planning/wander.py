@@ -83,21 +83,30 @@ class StepPlanner:
         next step is clearest, the step shortened to keep the clearance (to nothing: a turn on the spot)."""
         for turn, stride in ((MAX_TURN, length), (SHARP_TURN, 0.5 * length)):
             headings = self.heading + np.linspace(-turn, turn, CANDIDATES)
-            clear = self._look_ahead(headings, stride, LOOK_AHEAD).min(axis=1)
+            clear = self._look_ahead(headings, stride, LOOK_AHEAD, turning=turn == MAX_TURN).min(axis=1)
             if (clear >= self.clearance).any():
                 off_wish = np.abs((headings - wish + math.pi) % (2 * math.pi) - math.pi)
                 return float(headings[np.argmin(np.where(clear >= self.clearance, off_wish, np.inf))]), stride
-        headings = self.heading + np.linspace(-SHARP_TURN, SHARP_TURN, CANDIDATES)
+        # Cornered: turn toward the way out, the heading all round whose look-ahead is clearest (a dead end's is
+        # behind), at most a sharp turn a step, the step the longest that keeps the clearance (on the spot in a
+        # corner). Turning toward where the next half step is clearest instead led into a passage too narrow to
+        # take: 50 steps on the spot of a minute's wandering.
+        around = self.heading + np.linspace(-math.pi, math.pi, 2 * CANDIDATES, endpoint=False)
+        out = around[np.argmax(self._look_ahead(around, length, LOOK_AHEAD).min(axis=1))]
+        heading = self.heading + float(np.clip((out - self.heading + math.pi) % (2 * math.pi) - math.pi,
+                                               -SHARP_TURN, SHARP_TURN))
         steps = np.linspace(0.5 * length, 0.0, 6)  # the longest that keeps the clearance
-        clear = self._look_ahead(headings, steps[:, None], 1)[..., 0]  # (steps, headings)
-        best = int(np.argmax(clear[0]))  # (the last row steps nowhere: every heading alike there)
-        fits = np.flatnonzero(clear[:, best] >= self.clearance)
-        return float(headings[best]), float(steps[fits[0]] if len(fits) else 0.0)
+        fits = np.flatnonzero(self._look_ahead(np.array([heading]), steps, 1)[:, 0, 0] >= self.clearance)
+        return heading, float(steps[fits[0]] if len(fits) else 0.0)
 
-    def _look_ahead(self, headings, stride, steps):
-        """Clearance (..., H, steps) of the centre line's points 1..steps strides on along each heading."""
-        stride = np.asarray(stride, dtype=float)[..., None, None]
-        points = self.centre + stride * np.arange(1, steps + 1)[:, None] * _direction(headings)[:, None]
+    def _look_ahead(self, headings, stride, steps, turning=False):
+        """Clearance (..., H, steps) of the centre line's points 1..steps strides on along each heading (turning:
+        the heading's turn from the current one kept up each stride, an arc; a straight line would rule out a
+        heading whose wall the character is turning away from already)."""
+        headings = np.asarray(headings, dtype=float)
+        turn = headings - self.heading if turning else np.zeros_like(headings)
+        way = np.cumsum(_direction(headings[:, None] + turn[:, None] * np.arange(steps)), axis=1)  # (H, steps, 2)
+        points = self.centre + np.asarray(stride, dtype=float)[..., None, None, None] * way
         return self.area.clearance(points.reshape(-1, 2)).reshape(points.shape[:-1])
 
     def next_footprint(self, wish: float, length: float):

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
+from ..solver.character import character_from_json
 from ..solver.stepping import Stance, step_to_stance
+from ..solver.stepping.steps import step_plan
 from ..solver.track import validate
 from ..solver.transforms import ease_in_out, quaternion_from_matrix, quaternion_matrices, slerp
 from . import animation, bake, body_pose, ownership, preview, scene_clock, scene_io, upper_body_layer
@@ -247,27 +249,24 @@ def _put_back(rig, values):
 # --- the upper body over the steps (WMZ §6) ----------------------------------------------------------------
 
 
-def steps_of(track):
+def steps_of(track, character=None):
     """The steps of a stepping track, in time order: (foot, start, end, displacement in the support foot's
-    frame). Each foot's first footprint is the starting stance, and a footprint that begins as its foot's
-    last one ends is the support foot pivoting, not a step. A step starts where the one before it ends (the
-    track's start for the first) and ends when the next one lifts off its foot (the track's end for the
-    last): push-off, swing and landing (WMZ Fig. 2)."""
-    order = track.time_order()
-    feet, positions, headings = track.feet[order], track.positions[order], track.headings[order]
-    contact, liftoff = track.contact[order], track.liftoff[order]
-    steps, last = [], {}
-    for i, foot in enumerate(feet):
-        before = last.get(foot)
-        if before is not None and contact[i] > liftoff[before] + 1e-6:
-            swing = 0.5 * (liftoff[before] + contact[i])  # (the other foot stands all through the swing)
-            support = np.flatnonzero((feet != foot) & (contact <= swing) & (liftoff > swing))[0]
-            steps.append([str(foot), liftoff[before], relative_step(
-                str(foot), (positions[i] - positions[before])[:2], headings[support])])
-        last[foot] = i
-    ends = [lift for _foot, lift, _d in steps[1:]] + [float(liftoff.max())]
-    starts = [float(contact.min())] + ends[:-1]
-    return [(foot, start, end, d) for (foot, _lift, d), start, end in zip(steps, starts, ends)]
+    frame), its swings as solver.stepping.steps.step_plan reads them (a support foot's pivot is no step). The
+    support foot is the one standing at mid-swing (after any pivot: where the step lands relative to it). A step
+    starts where the one before it ends (the track's start for the first) and ends when the next one lifts off
+    (the track's end for the last): push-off, swing and landing (WMZ Fig. 2). character: the track's own when
+    not given."""
+    plan = step_plan(track, character_from_json(track.character) if character is None else character)
+    tr, swings = plan.track, plan.swings
+    ends = [swing.t1 for swing in swings[1:]] + [plan.end]
+    starts = [plan.start] + ends[:-1]
+    steps = []
+    for swing, start, end in zip(swings, starts, ends):
+        foot = FEET[swing.foot]
+        support = plan.standing_on(1 - swing.foot, 0.5 * (swing.t1 + swing.t2))
+        displacement = (tr.positions[swing.land] - tr.positions[swing.leave])[:2]
+        steps.append((foot, start, end, relative_step(foot, displacement, tr.headings[support])))
+    return steps
 
 
 def upper_body_rotations(times, steps, start_pose, end_poses):
@@ -379,7 +378,7 @@ def plan(context, rig, settings):
     track = step_to_stance(character, start, target, start_time=scene_clock.seconds(context.scene),
                            step_duration=None if settings.auto_duration else settings.step_duration)
     validate(track, allowed_feet=FEET)
-    steps = steps_of(track)
+    steps = steps_of(track, character)
     if not steps:
         raise SteppingError(f"{rig.name!r} already stands on {name}'s stance: no step to take")
     chosen = [closest_example(examples, d) if examples else None for _foot, _start, _end, d in steps]

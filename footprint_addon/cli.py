@@ -8,13 +8,14 @@ import sys
 from contextlib import contextmanager
 
 import bpy
+import numpy as np
 
 from ..solver import biped
 from ..solver.errors import FootprintError
 from ..solver.motion import report_warnings
 from ..solver.character import QUADRUPEDS
 from ..solver.quadruped.gaits import GAIT_NAMES
-from ..solver.track import MAX_FPS, load_track
+from ..solver.track import MAX_DISTANCE, MAX_FPS, load_track
 from .files import write_atomically
 
 _handle = None
@@ -224,29 +225,183 @@ def _transition(args):
     return 0
 
 
+_PLAN_MODES = {"stones": "--stones", "wander": "--wander", "follow": "--follow"}
+_PLAN_OPTIONS = {  # dest: (option, the modes it goes with); --from, --obstacles, --character go with all three
+    "goal": ("--to", ("stones",)),
+    "area": ("--area", ("wander", "follow")),
+    "heading": ("--heading", ("wander", "follow")),
+    "seed": ("--seed", ("wander",)),
+    "seconds": ("--seconds", ("follow",)),
+}
+MAX_PLAN_SECONDS = 3600.0  # an hour of footprints planned a step at a time (about 7000 steps, 15 s to plan)
+_NO_WALLS = 1e5  # metres: the half-width of the follower's square world when no --area walls it in
+
+
+def _plan_mode(args) -> str:
+    """Which of --stones, --wander and --follow was given (exactly one), its options checked as argparse would
+    (an option of another mode named with it): refused with exit status 1 like any bad input of plan."""
+    given = [mode for mode in _PLAN_MODES if getattr(args, mode) is not None]
+    if not given:
+        raise FootprintError("plan: give one of --stones STONES.json, --wander SECONDS or --follow TARGET.json")
+    if len(given) > 1:
+        raise FootprintError(f"argument {_PLAN_MODES[given[1]]}: not allowed with argument {_PLAN_MODES[given[0]]} "
+                             "(give one of --stones, --wander, --follow)")
+    mode = given[0]
+    for dest, (option, modes) in _PLAN_OPTIONS.items():
+        if getattr(args, dest) is not None and mode not in modes:
+            raise FootprintError(f"argument {option}: not allowed with argument {_PLAN_MODES[mode]} ({option} goes "
+                                 f"with {' and '.join(_PLAN_MODES[m] for m in modes)})")
+    needed = {"stones": (("start", "--from X Y"), ("goal", "--to X Y")), "wander": (("area", "--area X0 Y0 X1 Y1"),),
+              "follow": ()}[mode]
+    missing = [text for dest, text in needed if getattr(args, dest) is None]
+    if missing:
+        raise FootprintError(f"argument {_PLAN_MODES[mode]}: needs {' and '.join(missing)}")
+    return mode
+
+
+def _shown(values):
+    return " ".join(f"{v:g}" for v in values)
+
+
+def _point(option, point):
+    if point is not None and not all(math.isfinite(v) and abs(v) <= MAX_DISTANCE for v in point):
+        raise FootprintError(f"{option} {_shown(point)}: give a point's X Y, finite numbers of metres within "
+                             f"{MAX_DISTANCE:.0e}")
+    return None if point is None else np.array(point, dtype=float)
+
+
 def _plan(args):
-    """Footprints across the stones from --from to --to (vdP97 §4.2), keeping clear of --obstacles."""
+    """Footprints planned by the solver (issue 20): across stepping stones from --from to --to (vdP97 §4.2),
+    wandering in an --area (vdP97 §4.2, Torkos §3.5) or following a moving target; clear of --obstacles."""
     from ..solver.character import character_from_json
-    from ..solver.planning import obstacles as planning_obstacles, stones
+    from ..solver.planning import obstacles as planning_obstacles
     from ..solver.track import dumps, track_to_json
 
-    for option, point in (("--from", args.start), ("--to", args.goal)):
-        if not all(math.isfinite(v) for v in point):
-            raise FootprintError(f"{option} {point[0]:g} {point[1]:g}: give a point's X Y, finite numbers of metres")
+    mode = _plan_mode(args)
+    start, goal = _point("--from", args.start), _point("--to", args.goal)
+    if args.heading is not None and not math.isfinite(args.heading):
+        raise FootprintError(f"--heading {args.heading:g}: give degrees, a finite number (0 faces +Y, 90 faces -X)")
     try:
         character = character_from_json(args.character)
     except FootprintError as exc:
         raise type(exc)(f"--character: {exc}") from None
-    ground = stones.load_stones(args.stones)
     obstacles = planning_obstacles.load_obstacles(args.obstacles) if args.obstacles else None
-    track = stones.plan_crossing(ground, args.start, args.goal, character, obstacles=obstacles)
-    inputs = [args.stones] + ([args.obstacles] if args.obstacles else [])
+    inputs = [args.obstacles] if args.obstacles else []
+    if mode == "stones":
+        track, summary = _plan_crossing(args, character, start, goal, obstacles)
+        inputs.append(args.stones)
+    elif mode == "wander":
+        track, summary = _plan_wander(args, character, start, obstacles)
+    else:
+        track, summary = _plan_follow(args, character, start, obstacles)
+        inputs.append(args.follow)
     write_atomically(args.output, dumps(track_to_json(track)), inputs=inputs)  # never over an input
-    leaps = stones.leaps(track)
-    print(f"plan: {args.character}, {len(track)} footprints from ({args.start[0]:g}, {args.start[1]:g}) to "
-          f"({args.goal[0]:g}, {args.goal[1]:g}), {leaps} leap{'s' if leaps != 1 else ''}, "
-          f"{track.liftoff.max() - track.contact.min():.2f} s -> {args.output}")
+    print(f"plan: {args.character}, {summary} -> {args.output}")
     return 0
+
+
+def _plan_crossing(args, character, start, goal, obstacles):
+    from ..solver.planning import stones
+
+    ground = stones.load_stones(args.stones)
+    track = stones.plan_crossing(ground, start, goal, character, obstacles=obstacles)
+    leaps = stones.leaps(track)
+    return track, (f"{len(track)} footprints from ({start[0]:g}, {start[1]:g}) to ({goal[0]:g}, {goal[1]:g}), "
+                   f"{leaps} leap{'s' if leaps != 1 else ''}, {track.liftoff.max() - track.contact.min():.2f} s")
+
+
+def _plan_seconds(option, seconds):
+    if not 0 < seconds <= MAX_PLAN_SECONDS:  # (also false for NaN)
+        raise FootprintError(f"{option} {seconds:g}: give seconds in (0, {MAX_PLAN_SECONDS:g}]")
+    return seconds
+
+
+def _plan_area(args, obstacles):
+    """The --area rectangle (any two opposite corners) as the walls of a wander.Area holding the obstacles;
+    without --area, a square world NO_WALLS wide (a follower's)."""
+    from ..solver.planning import obstacles as planning_obstacles, wander
+
+    obstacles = obstacles if obstacles is not None else planning_obstacles.Obstacles(())
+    if args.area is None:
+        return wander.Area(_NO_WALLS * np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]), obstacles)
+    corners = np.array(args.area, dtype=float).reshape(2, 2)
+    if not (np.isfinite(corners).all() and np.abs(corners).max() <= MAX_DISTANCE):
+        raise FootprintError(f"--area {_shown(args.area)}: give two opposite corners X0 Y0 X1 Y1, finite numbers of "
+                             f"metres within {MAX_DISTANCE:.0e}")
+    low, high = corners.min(axis=0), corners.max(axis=0)
+    if (high - low <= 0).any():
+        raise FootprintError(f"--area {_shown(args.area)}: the rectangle has no area (its corners share an X or a Y)")
+    return wander.Area(np.array([low, [high[0], low[1]], high, [low[0], high[1]]]), obstacles)
+
+
+def _inside(args, area, start, what):
+    """Refuse a start outside the --area rectangle, naming it (the planner names one merely too near a wall)."""
+    low, high = area.outline.min(axis=0), area.outline.max(axis=0)
+    if args.area is not None and ((start < low) | (start > high)).any():
+        raise FootprintError(f"{what} is outside --area {_shown(args.area)}")
+
+
+@contextmanager
+def _naming_start(what):
+    """The planner's refusal of a start (too near a wall or an obstacle) prefixed with the option that gave it."""
+    try:
+        yield
+    except FootprintError as exc:
+        if str(exc).startswith("the start "):
+            raise type(exc)(f"{what.rstrip(',')}: {exc}") from None
+        raise
+
+
+def _plan_wander(args, character, start, obstacles):
+    from ..solver.planning import wander
+
+    seconds = _plan_seconds("--wander", args.wander)
+    if args.seed is not None and not 0 <= args.seed < 2**63:
+        raise FootprintError(f"--seed {args.seed}: give a whole number from 0")
+    area = _plan_area(args, obstacles)
+    what = f"--from {_shown(start)}" if start is not None else None
+    start = start if start is not None else area.outline.mean(axis=0)
+    what = what or f"the area's centre ({start[0]:g}, {start[1]:g}), the default --from,"
+    _inside(args, area, start, what)
+    heading = math.radians(args.heading or 0.0)
+    with _naming_start(what):
+        track = wander.wander(character, area, start, heading, seconds, seed=args.seed or 0)
+    return track, (f"{len(track)} footprints wandering {seconds:g} s in ({area.outline[0, 0]:g}, {area.outline[0, 1]:g})-"
+                   f"({area.outline[2, 0]:g}, {area.outline[2, 1]:g}) from ({start[0]:g}, {start[1]:g}), {track.contact.min():.2f} s to "
+                   f"{track.liftoff.max():.2f} s")
+
+
+def _plan_follow(args, character, start, obstacles):
+    from ..solver.planning import target as planning_target, wander
+
+    target = planning_target.load_target(args.follow)
+    if args.seconds is None and target.span > MAX_PLAN_SECONDS:
+        raise FootprintError(f"{args.follow}: the target's span, {target.span:g} s, is longer than "
+                             f"{MAX_PLAN_SECONDS:g} s: give --seconds")
+    seconds = _plan_seconds("--seconds", args.seconds if args.seconds is not None else target.span)
+    area = _plan_area(args, obstacles)
+    where = target(target.start)
+    what = f"--from {_shown(start)}" if start is not None else None
+    start = start if start is not None else where
+    what = what or f"the target's start ({start[0]:g}, {start[1]:g}), the default --from,"
+    _inside(args, area, start, what)
+    if args.heading is not None:
+        heading = math.radians(args.heading)
+    elif np.hypot(*(where - start)) > 0.01:  # facing the target
+        heading = math.atan2(-(where - start)[0], (where - start)[1])
+    else:  # on it: facing the way it first moves
+        heading = target.start_heading()
+    with _naming_start(what):
+        track = wander.follow(character, target, start, heading, seconds,
+                              area=area if args.area is not None or obstacles is not None else None,
+                              start_time=target.start)
+    mid_stance = 0.5 * (track.contact + track.liftoff)
+    apart = np.linalg.norm(track.positions[:, :2] - target(mid_stance), axis=1)
+    later = mid_stance >= target.start + 2.0  # once it has set off
+    farthest = apart[later].max() if later.any() else apart.max()
+    return track, (f"{len(track)} footprints following {args.follow} for {seconds:g} s from ({start[0]:g}, "
+                   f"{start[1]:g}), {track.contact.min():.2f} s to {track.liftoff.max():.2f} s; after the first 2 s "
+                   f"each footprint at most {farthest:.2f} m from the target at mid-stance")
 
 
 def _extract(args):
@@ -417,23 +572,63 @@ def parser():
     transition.add_argument("--to-strip", required=True, help="the NLA strip that starts standing elsewhere")
     transition.add_argument("--output", required=True, help=".blend to write")
     transition.set_defaults(run=_transition)
-    plan = sub.add_parser("plan", help="a biped's footprints across stepping stones from one point to another "
-                                       "(vdP97 §4.2): walking where the stones are close, leaping where far")
-    plan.add_argument("--stones", required=True, metavar="STONES.json",
-                      help='the stones: {"format": "footprint-stones", "version": 1, "stones": [{"position": '
-                           '[x, y, z], "radius": r}, ...]}: each the centre of its top face and its radius '
-                           "(docs/stones-format.md)")
-    plan.add_argument("--from", dest="start", type=float, nargs=2, required=True, metavar=("X", "Y"),
-                      help="where the crossing starts, standing: a point on a stone")
-    plan.add_argument("--to", dest="goal", type=float, nargs=2, required=True, metavar=("X", "Y"),
-                      help="where it ends, standing: a point on a stone")
-    plan.add_argument("--character", default="human", help="a biped preset (default human)")
-    plan.add_argument("--obstacles", metavar="OBSTACLES.json",
-                      help='walls, posts, furniture the feet keep off and the body clear of: {"format": '
-                           '"footprint-obstacles", "version": 1, "obstacles": [{"name": n, "outline": [[x, y], '
-                           "...]}, ...]} (docs/stones-format.md)")
-    plan.add_argument("--output", required=True,
-                      help="track JSON to write; no crossing: exit status 1, the gap named, nothing written")
+    plan = sub.add_parser(
+        "plan", formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="footprints that plan themselves: across stepping stones (walking where close, leaping where far), "
+             "wandering in an area, or following a moving target; clear of obstacles",
+        usage="%(prog)s --stones STONES.json --from X Y --to X Y [common options]\n"
+              "       %(prog)s --wander SECONDS --area X0 Y0 X1 Y1 [--from X Y] [--heading DEG]\n"
+              "              [--seed N] [common options]\n"
+              "       %(prog)s --follow TARGET.json [--seconds S] [--area X0 Y0 X1 Y1] [--from X Y]\n"
+              "              [--heading DEG] [common options]\n"
+              "common options: [--obstacles OBSTACLES.json] [--character NAME] --output TRACK.json",
+        description="A track of footprints planned by the solver (vdP97 §4, Torkos §3.5), written to --output. "
+                    "Give exactly one of\n--stones, --wander and --follow; an option of another mode is refused. "
+                    "Bad input (a file, a number,\na start outside the area, no crossing): exit status 1, the "
+                    "culprit named on stderr, nothing written\n(an existing --output left as it was). File formats: "
+                    "docs/stones-format.md.")
+    crossing = plan.add_argument_group("across stepping stones (vdP97 §4.2)")
+    crossing.add_argument("--stones", metavar="STONES.json",
+                          help='the stones: {"format": "footprint-stones", "version": 1, "stones": [{"position": '
+                               '[x, y, z], "radius": r}, ...]}: each the centre of its top face and its radius')
+    crossing.add_argument("--to", dest="goal", type=float, nargs=2, metavar=("X", "Y"),
+                          help="where the crossing ends, standing: a point on a stone (--from: where it starts, "
+                               "also on a stone; both required)")
+    wandering = plan.add_argument_group("wandering (vdP97 §4.2, Torkos §3.5)")
+    wandering.add_argument("--wander", type=float, metavar="SECONDS",
+                           help=f"wander at random for SECONDS (at most {MAX_PLAN_SECONDS:g}), a step at a time, "
+                                "inside --area (required) and clear of --obstacles: from --from (default: the "
+                                "area's centre) facing --heading (default 0)")
+    wandering.add_argument("--seed", type=int, metavar="N",
+                           help="the random walk's seed, a whole number from 0 (default 0; another seed, another "
+                                "walk)")
+    following = plan.add_argument_group("following a moving target (Torkos §3.5)")
+    following.add_argument("--follow", metavar="TARGET.json",
+                           help='follow the target, a step at a time: {"format": "footprint-target", "version": 1, '
+                                '"times": [t0, t1, ...], "positions": [[x, y], ...]} (seconds increasing, metres; '
+                                "linear between samples, held at its ends); from --from (default: where the target "
+                                "starts) facing --heading (default: facing the target, else the way it first "
+                                "moves), from time t0; --area walls it in (optional)")
+    following.add_argument("--seconds", type=float, metavar="S",
+                           help=f"how long to follow (default: the target's span, t_last - t0; at most "
+                                f"{MAX_PLAN_SECONDS:g})")
+    walking = plan.add_argument_group("wandering and following")
+    walking.add_argument("--area", type=float, nargs=4, metavar=("X0", "Y0", "X1", "Y1"),
+                         help="the walled rectangle between two opposite corners (metres): no foot leaves it and "
+                              "the body keeps 0.5 l_nom from its walls")
+    walking.add_argument("--heading", type=float, metavar="DEG",
+                         help="the starting facing in degrees (0 faces +Y, 90 faces -X: positive turns left)")
+    common = plan.add_argument_group("common options")
+    common.add_argument("--from", dest="start", type=float, nargs=2, metavar=("X", "Y"),
+                        help="where the character starts, standing (required with --stones: a point on a stone)")
+    common.add_argument("--obstacles", metavar="OBSTACLES.json",
+                        help='walls, posts, furniture the feet keep off and the body clear of: {"format": '
+                             '"footprint-obstacles", "version": 1, "obstacles": [{"name": n, "outline": [[x, y], '
+                             "...]}, ...]}")
+    common.add_argument("--character", default="human", metavar="NAME",
+                        help="a preset (default human; a quadruped where its planner takes one)")
+    common.add_argument("--output", required=True, metavar="TRACK.json",
+                        help="track JSON to write, atomically; nothing written on any error")
     plan.set_defaults(run=_plan)
     extract = sub.add_parser("extract", help="footprints from an action on a rig of a .blend (mocap or keyframed): "
                                              "its foot plants as a track JSON, to move and bake again")

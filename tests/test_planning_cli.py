@@ -1,6 +1,8 @@
-"""The `plan` command (issue 20, item 6): `python -m footprint_locomotion plan --stones STONES.json --from X Y --to X Y
---output TRACK.json` writes a valid track whose footprints stand on the stones; with no crossing it exits 1 naming
-the gap and writes nothing."""
+"""The `plan` command (issue 20, items 3 and 6): `python -m footprint_locomotion plan --stones STONES.json --from X Y
+--to X Y --output TRACK.json` writes a valid track whose footprints stand on the stones; with no crossing it exits 1
+naming the gap and writes nothing. `plan --wander SECONDS --area X0 Y0 X1 Y1` keeps every sole in the area and off the
+obstacles; `plan --follow TARGET.json` keeps within 2 m of the target; every refusal exits 1, names the culprit and
+leaves the output as it was."""
 
 import importlib
 import json
@@ -8,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from cli_run import needs_module_install, run_cli
+from cli_run import digest, needs_module_install, run_cli
 
 RIVER = [([0.0, 0.0, 0.0], 0.7), ([0.1, 1.3, 0.05], 0.3), ([-0.1, 2.3, 0.0], 0.3), ([0.2, 3.9, 0.1], 0.3),
          ([0.0, 5.3, 0.0], 0.7)]  # a bank, two stones a walk apart, one a leap on, the far bank
@@ -92,3 +94,125 @@ def test_plan_goes_round_the_obstacles_file(tmp_path):
     proc = run_cli("plan", "--stones", stones, "--from", 0, 0, "--to", 0, 6, "--obstacles", bad, "--output", output)
     assert proc.returncode == 1 and "bad.json: obstacles[1].outline must be 3 to" in proc.stderr, proc.stderr
     assert not output.exists()
+
+
+# --- plan --wander and plan --follow (issue 20, items 3 and 6) ---------------------------------------------------
+
+ROOM = (0.0, 0.0, 6.0, 5.0)  # --area X0 Y0 X1 Y1: a 6 x 5 m room
+FURNITURE = [("table", [[3.6, 1.0], [4.4, 1.0], [4.4, 1.8], [3.6, 1.8]]),
+             ("post", [[1.3, 3.3], [1.7, 3.3], [1.7, 3.7], [1.3, 3.7]])]
+
+
+def target_file(path, times, positions, **fields):
+    document = {"format": "footprint-target", "version": 1, "times": list(times),
+                "positions": [list(p) for p in positions]}
+    path.write_text(json.dumps({**document, **fields}))
+    return path
+
+
+def circling(times, speed=1.3, radius=4.0):
+    """A target walking round a circle at walking pace."""
+    angle = speed * (np.asarray(times) - times[0]) / radius
+    return np.stack([radius * np.cos(angle), radius * np.sin(angle)], axis=-1)
+
+
+@needs_module_install
+def test_plan_wander_stays_in_the_area_off_the_obstacles(tmp_path, solver):
+    obstacles, output = obstacles_file(tmp_path / "room.json", FURNITURE), tmp_path / "wander.json"
+    proc = run_cli("plan", "--wander", 20, "--area", *ROOM, "--obstacles", obstacles, "--output", output)
+    assert proc.returncode == 0, proc.stderr
+    assert "wandering 20 s in (0, 0)-(6, 5) from (3, 2.5)" in proc.stdout and str(output) in proc.stdout, proc.stdout
+    assert run_cli("validate", output).returncode == 0
+    track = solver("track").load_track(output)
+    assert track.contact.max() >= 20.0 and track.character == "human"
+    planning_obstacles, wander = solver("planning.obstacles"), solver("planning.wander")
+    room = wander.Area(np.array([[0.0, 0.0], [6.0, 0.0], [6.0, 5.0], [0.0, 5.0]]),
+                       planning_obstacles.load_obstacles(obstacles))
+    soles = planning_obstacles.foot_outline(track.positions, track.headings,
+                                            solver("character").preset("human")).reshape(-1, 2)
+    assert room.clearance(soles).min() > 0.0  # every sole inside the walls and off the table and the post
+    assert np.ptp(track.positions[:, 0]) > 1.5 or np.ptp(track.positions[:, 1]) > 1.5  # it goes somewhere
+    # --from, --heading and --seed: it starts standing there, facing that way, and walks another walk.
+    other = tmp_path / "other.json"
+    proc = run_cli("plan", "--wander", 5, "--area", *ROOM, "--from", 1, 1, "--heading", 90, "--seed", 7,
+                   "--output", other)
+    assert proc.returncode == 0, proc.stderr
+    start = solver("track").load_track(other)
+    assert np.allclose(start.positions[:2, :2].mean(axis=0), [1.0, 1.0])
+    assert np.allclose(start.headings[:2], np.pi / 2) and start.positions[2, 0] < 1.0  # facing -X
+    assert 5.0 <= start.contact.max() < 7.0
+
+
+@needs_module_install
+def test_plan_follow_keeps_within_two_metres_of_the_target(tmp_path, solver):
+    times = np.arange(1.0, 31.01, 0.5)  # from t0 = 1 s: the track starts then
+    target = target_file(tmp_path / "target.json", times, circling(times))
+    output = tmp_path / "follow.json"
+    proc = run_cli("plan", "--follow", target, "--from", 4, -1, "--output", output)
+    assert proc.returncode == 0, proc.stderr
+    assert "for 30 s from (4, -1)" in proc.stdout, proc.stdout
+    track = solver("track").load_track(output)
+    assert track.contact.min() == pytest.approx(1.0) and track.contact.max() >= 31.0  # the target's span
+    mid_stance = 0.5 * (track.contact + track.liftoff)
+    where = solver("planning.target").load_target(target)(mid_stance)
+    apart = np.linalg.norm(track.positions[:, :2] - where, axis=1)
+    assert apart[mid_stance >= 3.0].max() <= 2.0, apart.max()
+    # Without --from it starts where the target starts; --seconds shortens it.
+    proc = run_cli("plan", "--follow", target, "--seconds", 6, "--output", output)
+    assert proc.returncode == 0, proc.stderr
+    track = solver("track").load_track(output)
+    assert np.allclose(track.positions[:2, :2].mean(axis=0), [4.0, 0.0]) and 7.0 <= track.contact.max() < 9.0
+
+
+@needs_module_install
+def test_plan_refusals_exit_1_name_the_culprit_and_write_nothing(tmp_path):
+    times = np.arange(0.0, 10.01, 1.0)
+    target = target_file(tmp_path / "target.json", times, circling(times))
+    backwards = target_file(tmp_path / "backwards.json", times[::-1], circling(times))
+    nan = target_file(tmp_path / "nan.json", times, [[float("nan"), 0.0]] + circling(times)[1:].tolist())
+    obstacles = obstacles_file(tmp_path / "room.json", FURNITURE)
+    output = tmp_path / "track.json"
+    output.write_text("an earlier track\n")
+    before = digest(output)
+    room = ["--area", *ROOM]
+    for args, message in (
+            ([], "give one of --stones STONES.json, --wander SECONDS or --follow TARGET.json"),
+            (["--wander", 5, "--follow", target, *room], "argument --follow: not allowed with argument --wander"),
+            (["--follow", target, "--seed", 2], "argument --seed: not allowed with argument --follow"),
+            (["--wander", 5], "argument --wander: needs --area X0 Y0 X1 Y1"),
+            (["--follow", backwards], "backwards.json: times[1] (9 s) is not after times[0] (10 s)"),
+            (["--follow", nan], "nan.json: positions[0] holds a number that is NaN or infinite"),
+            (["--wander", "nan", *room], "--wander nan: give seconds in (0, 3600]"),
+            (["--wander", 5, *room, "--from", 7, 1], "--from 7 1 is outside --area 0 0 6 5"),
+            (["--wander", 5, *room, "--obstacles", obstacles, "--from", 4, 1.4],
+             "--from 4 1.4: the start (4.00, 1.40) is within 0.43 m of a wall or an obstacle")):
+        proc = run_cli("plan", *args, "--output", output)
+        assert proc.returncode == 1 and message in proc.stderr, (args, proc.stderr[-500:])
+        assert digest(output) == before
+    output.unlink()
+    proc = run_cli("plan", "--follow", target, "--area", -1, -1, 1, 1, "--output", output)
+    assert proc.returncode == 1 and "the target's start (4, 0), the default --from, is outside --area -1 -1 1 1" in proc.stderr, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["backwards.json", "nan.json", "room.json", "target.json"]
+
+
+def test_target_file_fields_are_checked_by_name(solver, tmp_path):
+    target, errors = solver("planning.target"), solver("errors")
+    good = {"format": "footprint-target", "version": 1, "times": [0.0, 1.0, 2.5], "positions": [[0, 0], [1, 0], [1, 3]]}
+    loaded = target.target_from_json(good, "t.json")
+    assert np.allclose(loaded([-1.0, 0.5, 1.75, 9.0]), [[0, 0], [0.5, 0], [1, 1.5], [1, 3]])  # linear, held at ends
+    assert loaded.span == 2.5 and loaded.start_heading() == pytest.approx(-np.pi / 2)  # first move: +X
+    for change, message in (
+            ({"format": "footprint-track"}, 't.json: not a "footprint-target" document'),
+            ({"version": 2}, 't.json: "version" must be 1, not 2'),
+            ({"times": [0.0]}, 't.json: "times" must be a list of 2 to 100,000 numbers'),
+            ({"times": [0.0, 1.0]}, 't.json: "positions" has 3 points and "times" 2 times'),
+            ({"times": [0.0, True, 2.0]}, "t.json: times[1] must be a number (seconds), not True"),
+            ({"times": [0.0, float("nan"), 2.0]}, "t.json: times[1] holds a number that is NaN or infinite"),
+            ({"times": [0.0, 2.0, 2.0]}, "t.json: times[2] (2 s) is not after times[1] (2 s)"),
+            ({"times": [0.0, 2e6, 3e6]}, "t.json: times[1] 2e+06 s is beyond the limit of 1e+06 s"),
+            ({"positions": [[0, 0], [1, 0, 0], [1, 3]]}, "t.json: positions[1] must be a point [x, y]"),
+            ({"positions": [[0, 0], [1, float("inf")], [1, 3]]}, "t.json: positions[1] holds a number that is NaN"),
+            ({"positions": [[0, 0], [1, 0], [1, -3e6]]}, "t.json: positions[2] -3e+06 m is beyond the limit of 1e+06 m")):
+        with pytest.raises(errors.FootprintError) as caught:
+            target.target_from_json({**good, **change}, "t.json")
+        assert message in str(caught.value), (change, str(caught.value))

@@ -30,6 +30,7 @@ CANDIDATES = 13  # headings tried within +-MAX_TURN (or SHARP_TURN)
 WANDER_TURN = math.radians(12.0)  # the wanderer's random drift of heading per step (standard deviation)
 STEP_LENGTH = 0.75  # l_nom: a comfortable walking step (successive footprints), 0.65 m for the human
 FOLLOW_STEP = (0.35, 1.0)  # l_nom: the follower's shortest and longest step
+NO_WALLS = 1e5  # metres: 100 km each way, walls no follower reaches (its clearance is a distance to them)
 FOLLOW_DISTANCE = 1.0  # metres: the follower closes to about this far behind its target
 
 
@@ -39,6 +40,11 @@ class Area:
 
     outline: np.ndarray
     obstacles: Obstacles = Obstacles(())
+
+    @classmethod
+    def unbounded(cls, obstacles: Obstacles = Obstacles(())) -> "Area":
+        """No walls: a square NO_WALLS metres from the origin each way."""
+        return cls(np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]) * NO_WALLS, obstacles)
 
     def clearance(self, points):
         """(N,) how far each point (N, 2) is from the nearest wall or obstacle (negative outside or inside)."""
@@ -164,7 +170,7 @@ def follow(character: Character, target, start, heading: float, seconds: float, 
     """Footprints following a moving target: target(times (N,)) -> (N, 2) positions. Each step heads for where
     the target will be when the step lands, as long as it is from FOLLOW_DISTANCE behind it (within the
     follower's shortest and longest step)."""
-    area = area or Area(np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]) * 1e5)
+    area = area or Area.unbounded()
     planner = StepPlanner(character, area, start, heading, start_time)
     l_nom = character.leg_length_nominal
     shortest, longest = FOLLOW_STEP[0] * l_nom, FOLLOW_STEP[1] * l_nom

@@ -30,8 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import FootprintError
-from ..transforms import ease_in_out, quaternion_from_matrix, quaternion_matrices, slerp
+from ..transforms import ease_in_out, quaternion_from_matrix, quaternion_matrices, rotation_z, slerp
 from .profiles import bezier_arc_length, bezier_at_distance, com_progress, foot_progress, free_fall_slope
+from .stance import mean_heading, right, wrap
 
 # Winter, Biomechanics and Motor Control of Human Movement (4th ed., 2009), Table 4.1 (Dempster 1955): each
 # segment's mass as a fraction of the body's, and its COM's distance from the proximal end as a fraction of
@@ -179,10 +180,6 @@ def _headings(pose):
     return np.arctan2(-d[:, 0], d[:, 1])
 
 
-def _wrap(angle):
-    return (angle + np.pi) % (2.0 * np.pi) - np.pi
-
-
 def _sole(pose):
     """The middle of each foot (2, 3): between the ankle and the toes, the point a step carries straight."""
     return 0.5 * (pose.ankles + pose.toes)
@@ -205,38 +202,29 @@ def step_order(start, end, moving):
         return [int(f) for f in feet]
     centre_a, centre_b = _sole(start).mean(axis=0), _sole(end).mean(axis=0)
     heading_a, heading_b = _stance_heading(start), _stance_heading(end)
-    left = np.array([-math.cos(heading_a), -math.sin(heading_a), 0.0])  # +Y turned a quarter left
+    left = np.append(-right(heading_a), 0.0)
     outward = _sole(start) - centre_a
     outward[:, 2] = 0.0
     half_width = np.linalg.norm(outward, axis=1)
     outward /= np.maximum(half_width, 1e-9)[:, None]
-    motion = (centre_b - centre_a) + _wrap(heading_b - heading_a) * half_width.mean() * left
+    motion = (centre_b - centre_a) + wrap(heading_b - heading_a) * half_width.mean() * left
     motion[2] = 0.0
     score = outward[feet] @ motion
     return [int(f) for f in feet[np.argsort(-score, kind="stable")]]
 
 
 def _stance_heading(pose):
-    return _mean_angle(_headings(pose))
-
-
-def _mean_angle(angles):
-    return math.atan2(np.sin(angles).sum(), np.cos(angles).sum())
-
-
-def _rotation_z(angle):
-    c, s = math.cos(angle), math.sin(angle)
-    return np.array([[c, -s], [s, c]])
+    return float(mean_heading(_headings(pose)))
 
 
 def _stance_com(start, end, fraction, feet_middles, heading, com_a, com_b):
     """The projected COM of an intermediate stance (after some of the steps): where the two poses put it
     relative to their feet (their middle and heading), interpolated by the fraction of the steps taken."""
     def offset(pose, com):
-        return _rotation_z(-_stance_heading(pose)) @ (com[:2] - _sole(pose).mean(axis=0)[:2])
+        return rotation_z(-_stance_heading(pose))[:2, :2] @ (com[:2] - _sole(pose).mean(axis=0)[:2])
 
     local = (1.0 - fraction) * offset(start, com_a) + fraction * offset(end, com_b)
-    return feet_middles.mean(axis=0)[:2] + _rotation_z(heading) @ local
+    return feet_middles.mean(axis=0)[:2] + rotation_z(heading)[:2, :2] @ local
 
 
 def _plan(start, end, duration, com_a, com_b):
@@ -260,7 +248,7 @@ def _plan(start, end, duration, com_a, com_b):
         middles[foot], headings[foot] = _sole(end)[foot], _headings(end)[foot]
         last = k == len(order) - 1
         after = com_b[:2] if last else _stance_com(start, end, (k + 1) / len(order), middles,
-                                                   _mean_angle(headings), com_a, com_b)
+                                                   mean_heading(headings), com_a, com_b)
         t0 = k * span
         times = (t0, t0 + PUSH_OFF * span, t0 + (PUSH_OFF + SWING) * span, t0 + span)
         path = np.array([com, middles[support][:2], after])

@@ -366,9 +366,9 @@ def _plan_wander(args, character, start, obstacles):
     heading = math.radians(args.heading or 0.0)
     with _naming_start(what):
         track = wander.wander(character, area, start, heading, seconds, seed=args.seed or 0)
-    return track, (f"{len(track)} footprints wandering {seconds:g} s in ({area.outline[0, 0]:g}, {area.outline[0, 1]:g})-"
-                   f"({area.outline[2, 0]:g}, {area.outline[2, 1]:g}) from ({start[0]:g}, {start[1]:g}), {track.contact.min():.2f} s to "
-                   f"{track.liftoff.max():.2f} s")
+    (x0, y0), (x1, y1) = area.outline[0], area.outline[2]
+    return track, (f"{len(track)} footprints wandering {seconds:g} s in ({x0:g}, {y0:g})-({x1:g}, {y1:g}) from "
+                   f"({start[0]:g}, {start[1]:g}), {track.contact.min():.2f} s to {track.liftoff.max():.2f} s")
 
 
 def _plan_follow(args, character, start, obstacles):
@@ -398,10 +398,11 @@ def _plan_follow(args, character, start, obstacles):
     mid_stance = 0.5 * (track.contact + track.liftoff)
     apart = np.linalg.norm(track.positions[:, :2] - target(mid_stance), axis=1)
     later = mid_stance >= target.start + 2.0  # once it has set off
-    farthest = apart[later].max() if later.any() else apart.max()
+    farthest = (f"after the first 2 s each footprint at most {apart[later].max():.2f} m" if later.any() else
+                f"each footprint at most {apart.max():.2f} m")
     return track, (f"{len(track)} footprints following {args.follow} for {seconds:g} s from ({start[0]:g}, "
-                   f"{start[1]:g}), {track.contact.min():.2f} s to {track.liftoff.max():.2f} s; after the first 2 s "
-                   f"each footprint at most {farthest:.2f} m from the target at mid-stance")
+                   f"{start[1]:g}), {track.contact.min():.2f} s to {track.liftoff.max():.2f} s; {farthest} from the "
+                   "target at mid-stance")
 
 
 def _extract(args):

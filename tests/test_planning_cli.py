@@ -191,7 +191,8 @@ def test_plan_refusals_exit_1_name_the_culprit_and_write_nothing(tmp_path):
         assert digest(output) == before
     output.unlink()
     proc = run_cli("plan", "--follow", target, "--area", -1, -1, 1, 1, "--output", output)
-    assert proc.returncode == 1 and "the target's start (4, 0), the default --from, is outside --area -1 -1 1 1" in proc.stderr, proc.stderr
+    assert proc.returncode == 1, proc.stderr
+    assert "the target's start (4, 0), the default --from, is outside --area -1 -1 1 1" in proc.stderr, proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["backwards.json", "nan.json", "room.json", "target.json"]
 
 
@@ -212,7 +213,8 @@ def test_target_file_fields_are_checked_by_name(solver, tmp_path):
             ({"times": [0.0, 2e6, 3e6]}, "t.json: times[1] 2e+06 s is beyond the limit of 1e+06 s"),
             ({"positions": [[0, 0], [1, 0, 0], [1, 3]]}, "t.json: positions[1] must be a point [x, y]"),
             ({"positions": [[0, 0], [1, float("inf")], [1, 3]]}, "t.json: positions[1] holds a number that is NaN"),
-            ({"positions": [[0, 0], [1, 0], [1, -3e6]]}, "t.json: positions[2] -3e+06 m is beyond the limit of 1e+06 m")):
+            ({"positions": [[0, 0], [1, 0], [1, -3e6]]},
+             "t.json: positions[2] -3e+06 m is beyond the limit of 1e+06 m")):
         with pytest.raises(errors.FootprintError) as caught:
             target.target_from_json({**good, **change}, "t.json")
         assert message in str(caught.value), (change, str(caught.value))

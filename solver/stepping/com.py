@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import lipm
-from .profiles import bezier, bezier_arc_length, com_phases, com_progress, free_fall_slope
+from .profiles import bezier, bezier_arc_length, bezier_motion, com_phases, com_progress, free_fall_slope
 from .capture import is_captured
 from .stance import nearest_in_polygon, standing_height, support_polygon
 
@@ -67,16 +67,7 @@ class Step:
         v1, v2, m2 = com_phases(lengths[-1], *times, self.free_fall)
         along = np.where(t < self.t1, v1 / max(self.t1 - self.start, 1e-300),
                          np.where(t < self.t2, m2, -v2 / max(self.end - self.t2, 1e-300)))
-        tau = np.interp(s, lengths, taus)
-        first = 2.0 * (1.0 - tau)[:, None] * (q1 - q0) + 2.0 * tau[:, None] * (q2 - q1)  # dB / dtau
-        second = 2.0 * (q2 - 2.0 * q1 + q0)
-        norm = np.linalg.norm(first, axis=1, keepdims=True)
-        tangent = np.where(norm > 1e-12, first / np.maximum(norm, 1e-12), 0.0)
-        # d2B / ds2: the second derivative's part across the tangent over |dB/dtau|^2 (the path's curvature).
-        bend = (second - (tangent @ second)[:, None] * tangent) / np.maximum(norm, 1e-12) ** 2
-        position = bezier(q0, q1, q2, tau)
-        velocity = speed[:, None] * tangent
-        acceleration = along[:, None] * tangent + (speed * speed)[:, None] * bend
+        position, velocity, acceleration = bezier_motion(q0, q1, q2, s, speed, along, (taus, lengths))
         return position[:, :2], velocity[:, :2], acceleration[:, :2]
 
 

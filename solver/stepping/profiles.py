@@ -101,8 +101,30 @@ def bezier_arc_length(p0, p1, p2, samples=BEZIER_SAMPLES):
 def bezier_at_distance(p0, p1, p2, s):
     """Points (N, 3) on one quadratic Bezier at arc lengths s (N,) from p0 (clipped to the curve), and the unit
     tangent there (N, 3)."""
-    taus, lengths = bezier_arc_length(p0, p1, p2)
+    position, _norm, tangent = _on_bezier(np.asarray(p0, dtype=float), np.asarray(p1, dtype=float),
+                                           np.asarray(p2, dtype=float), s, bezier_arc_length(p0, p1, p2))
+    return position, tangent
+
+
+def bezier_motion(p0, p1, p2, s, speed, along, arc=None):
+    """Position, velocity and acceleration (N, 3) of a point travelling one quadratic Bezier by arc length s (N,)
+    from p0 (clipped to the curve) at speed ds/dt (N,) with along-path acceleration d2s/dt2 (N,): the velocity
+    speed T, the acceleration along T + speed^2 d2B/ds2, the second term the path's curvature in closed form (the
+    part of d2B/dtau2 across the unit tangent T over |dB/dtau|^2). arc: bezier_arc_length's (taus, lengths) of
+    the curve, when the caller has them."""
+    p0, p1, p2 = (np.asarray(p, dtype=float) for p in (p0, p1, p2))
+    position, norm, tangent = _on_bezier(p0, p1, p2, s, bezier_arc_length(p0, p1, p2) if arc is None else arc)
+    second = 2.0 * (p2 - 2.0 * p1 + p0)  # d2B / dtau2
+    bend = (second - (tangent @ second)[:, None] * tangent) / np.maximum(norm, 1e-12) ** 2  # d2B / ds2
+    speed, along = np.asarray(speed, dtype=float)[:, None], np.asarray(along, dtype=float)[:, None]
+    return position, speed * tangent, along * tangent + speed * speed * bend
+
+
+def _on_bezier(p0, p1, p2, s, arc):
+    """(points (N, 3), |dB/dtau| (N, 1), unit tangents (N, 3)) of one quadratic Bezier at arc lengths s (N,) from
+    p0, its (taus, lengths) given (bezier_arc_length)."""
+    taus, lengths = arc
     tau = np.interp(np.asarray(s, dtype=float), lengths, taus)
-    tangent = 2.0 * (1.0 - tau)[:, None] * (np.asarray(p1) - p0) + 2.0 * tau[:, None] * (np.asarray(p2) - p1)
-    norm = np.linalg.norm(tangent, axis=-1, keepdims=True)
-    return bezier(p0, p1, p2, tau), np.where(norm > 1e-12, tangent / np.maximum(norm, 1e-12), 0.0)
+    first = 2.0 * (1.0 - tau)[:, None] * (p1 - p0) + 2.0 * tau[:, None] * (p2 - p1)
+    norm = np.linalg.norm(first, axis=1, keepdims=True)
+    return bezier(p0, p1, p2, tau), norm, np.where(norm > 1e-12, first / np.maximum(norm, 1e-12), 0.0)

@@ -31,7 +31,7 @@ from ..orientation import body_yaw, hip_offsets_in_world
 from ..schedule import build_schedule
 from ..track import STEPPING, frame_count, make_track
 from .feet import feet_at, footprint_rotations
-from .profiles import bezier_at_distance, bezier_arc_length
+from .profiles import bezier_arc_length, bezier_motion
 from . import height as height_module
 from .layout import swing_time
 from .stance import forward, require_biped, right, stance_width, standing_height
@@ -181,7 +181,7 @@ class EndStep:
 
     def evaluate(self, t):
         q0, q1, q2 = (np.append(p, 0.0) for p in (self.p0, self.control, self.p2))
-        _taus, lengths = bezier_arc_length(q0, q1, q2)
+        taus, lengths = bezier_arc_length(q0, q1, q2)
         (ta, tb, tc), first, last = self.times, self.start_speed, self.end_speed
         # The areas of the two trapezoids sum to the path's length: the middle knot's speed.
         middle = max((2.0 * lengths[-1] - first * (tb - ta) - last * (tc - tb)) / max(tc - ta, 1e-300), 0.0)
@@ -193,10 +193,8 @@ class EndStep:
                      0.5 * (first + middle) * (tb - ta) + middle * c + 0.5 * slope_two * c * c)
         speed = np.where(t < tb, first + slope_one * a, middle + slope_two * c)
         along = np.where(t < tb, slope_one, slope_two)
-        position, tangent = bezier_at_distance(q0, q1, q2, s)
-        _ahead, tangent_ahead = bezier_at_distance(q0, q1, q2, s + 1e-4)  # the path's curvature by differences
-        acceleration = along[:, None] * tangent + (speed * speed)[:, None] * (tangent_ahead - tangent) / 1e-4
-        return position[:, :2], (speed[:, None] * tangent)[:, :2], acceleration[:, :2]
+        position, velocity, acceleration = bezier_motion(q0, q1, q2, s, speed, along, (taus, lengths))
+        return position[:, :2], velocity[:, :2], acceleration[:, :2]
 
 
 def _height(plan, character, step, cubic, span, rotations, terrain, times):

@@ -234,7 +234,6 @@ _PLAN_OPTIONS = {  # dest: (option, the modes it goes with); --from, --obstacles
     "seconds": ("--seconds", ("follow",)),
 }
 MAX_PLAN_SECONDS = 3600.0  # an hour of footprints planned a step at a time (about 7000 steps, 15 s to plan)
-_NO_WALLS = 1e5  # metres: the half-width of the follower's square world when no --area walls it in
 
 
 def _plan_mode(args) -> str:
@@ -318,12 +317,12 @@ def _plan_seconds(option, seconds):
 
 def _plan_area(args, obstacles):
     """The --area rectangle (any two opposite corners) as the walls of a wander.Area holding the obstacles;
-    without --area, a square world NO_WALLS wide (a follower's)."""
+    without --area, no walls (a follower's)."""
     from ..solver.planning import obstacles as planning_obstacles, wander
 
     obstacles = obstacles if obstacles is not None else planning_obstacles.Obstacles(())
     if args.area is None:
-        return wander.Area(_NO_WALLS * np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]), obstacles)
+        return wander.Area.unbounded(obstacles)
     corners = np.array(args.area, dtype=float).reshape(2, 2)
     if not (np.isfinite(corners).all() and np.abs(corners).max() <= MAX_DISTANCE):
         raise FootprintError(f"--area {_shown(args.area)}: give two opposite corners X0 Y0 X1 Y1, finite numbers of "

@@ -134,12 +134,12 @@ def test_plan_wander_stays_in_the_area_off_the_obstacles(tmp_path, solver):
     assert np.ptp(track.positions[:, 0]) > 1.5 or np.ptp(track.positions[:, 1]) > 1.5  # it goes somewhere
     # --from, --heading and --seed: it starts standing there, facing that way, and walks another walk.
     other = tmp_path / "other.json"
-    proc = run_cli("plan", "--wander", 5, "--area", *ROOM, "--from", 1, 1, "--heading", 90, "--seed", 7,
+    proc = run_cli("plan", "--wander", 5, "--area", *ROOM, "--from", 4.5, 2.5, "--heading", 90, "--seed", 7,
                    "--output", other)
     assert proc.returncode == 0, proc.stderr
     start = solver("track").load_track(other)
-    assert np.allclose(start.positions[:2, :2].mean(axis=0), [1.0, 1.0])
-    assert np.allclose(start.headings[:2], np.pi / 2) and start.positions[2, 0] < 1.0  # facing -X
+    assert np.allclose(start.positions[:2, :2].mean(axis=0), [4.5, 2.5])
+    assert np.allclose(start.headings[:2], np.pi / 2) and start.positions[2, 0] < 4.3  # facing -X, stepping off
     assert 5.0 <= start.contact.max() < 7.0
 
 

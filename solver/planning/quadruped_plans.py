@@ -28,8 +28,9 @@ body's radius from every one.
 
 Wander and follow (Torkos §3.5, §6: "plans a few steps, optimizes, displays the result, and then plans again";
 vdP97 §4.2). A stride at a time the body's path goes on by one stride of the gait along an arc: of the turns
-within MAX_TURN per stride (and no tighter than TURN_RADIUS), those whose look-ahead (this stride's arc, then
-LOOK_AHEAD - 1 strides straight on) keeps path_clearance from the walls and obstacles; the wanderer's wish
+within MAX_TURN per stride (and no tighter than TURN_RADIUS), those that keep path_clearance from the walls and
+obstacles and leave room after them for a full circle at the sharpest turn (so it is never cornered), preferring
+those whose arc kept up for LOOK_AHEAD strides stays clear; the wanderer's wish
 drifts by a random turn each stride, the follower's is the heading to where its target will be when the stride
 ends, and its speed closes on FOLLOW_DISTANCE behind it. The gait is laid along the decided path.
 """
@@ -80,17 +81,20 @@ REACH_MARGIN = 1.25  # a foot's step (successive footprints) may be this times i
 BODY_MARGIN = 0.0  # (kept at 0: the hips' half-width is the margin; see body_radius)
 SWAY = 0.1  # hip heights: the masses' sway off the path (a walk's and a trot's support to one side, the solve's
 # smoothing) added to the path's clearance; measured on a dog past posts and walls (tests)
-MAX_TURN = math.radians(45.0)  # per stride: the wanderer's and follower's sharpest turn (and no tighter than
+MAX_TURN = math.radians(60.0)  # per stride: the wanderer's and follower's sharpest turn (and no tighter than
 # TURN_RADIUS)
 TURNS = 13  # candidate turns within +-MAX_TURN each stride
-LOOK_AHEAD = 3  # strides: a turn's look-ahead, this stride's arc then straight on
+LOOK_AHEAD = 3  # strides: a turn's look-ahead at least (its arc kept up)
 WANDER_TURN = math.radians(15.0)  # the wanderer's random drift of its wished-for heading per stride (s.d.)
 WANDER_FROUDE = 0.25  # a wanderer's walk: a dog at 1.3 m/s
 FOLLOW_DISTANCE = 1.0  # metres: the follower closes to about this far behind its target
-FOLLOW_GAIN = 0.5  # per second: the follower's speed over its target's is this times how far it is off that
+FOLLOW_GAIN = 1.0  # per second: the follower's speed over its target's is this times how far it is off that
 FOLLOW_SPEEDS = (0.05, 1.5)  # Froude numbers: the follower's slowest and fastest (a dog's 0.2 to 2.6 m/s)
 SPEED_STEP = 0.1  # m/s: the follower's speeds are rounded to this (strides of one speed make one section)
-SPEED_CHANGE = 0.15  # the follower's speed changes by at most this fraction a stride
+SPEED_CHANGE = 0.4  # m/s: the follower's speed changes by at most this a stride
+FOLLOW_STAND = (False, True)  # the follower sets off at its gait (stands at the end): a standing start holds
+# it a stride period and ramps up over another while the target walks on (a dog 1 m behind a target at 1 m/s
+# fell 2.1 m behind)
 ARC_SAMPLE = 0.05  # metres between the decided path's points
 
 
@@ -721,42 +725,50 @@ class BodyPathPlanner:
         self.points = [start]
         self.least_radius = TURN_RADIUS * character.leg_length_nominal
 
-    def _arcs(self, turns, length, straight):
-        """(T, K, 2) points along arcs of `length` turning by each of turns, then `straight` metres straight on."""
+    def _arcs(self, curvature, length):
+        """(T, K, 2) points along arcs of each curvature (1/m, positive to the left) `length` metres on."""
         count = max(int(math.ceil(length / ARC_SAMPLE)), 2)
-        s = np.linspace(0.0, length, count + 1)[1:]
-        curvature = turns / length
-        theta = self.heading + curvature[:, None] * s[None]
-        safe = np.where(np.abs(curvature) < 1e-9, 1.0, curvature)[:, None]
-        dx = np.where(np.abs(curvature)[:, None] < 1e-9, -np.sin(self.heading) * s[None],
-                      (np.cos(theta) - math.cos(self.heading)) / safe)
-        dy = np.where(np.abs(curvature)[:, None] < 1e-9, math.cos(self.heading) * s[None],
-                      (np.sin(theta) - math.sin(self.heading)) / safe)
-        arcs = self.point + np.stack([dx, dy], axis=-1)
-        if straight > 0:
-            end_heading = self.heading + turns
-            on = np.linspace(0.0, straight, max(int(math.ceil(straight / (2 * ARC_SAMPLE))), 1) + 1)[1:]
-            ahead = arcs[:, -1:] + on[None, :, None] * np.stack([-np.sin(end_heading), np.cos(end_heading)], -1)[:, None]
-            arcs = np.concatenate([arcs, ahead], axis=1)
-        return arcs
+        s = np.linspace(0.0, length, count + 1)[1:][None]
+        curvature = np.asarray(curvature, dtype=float)[:, None]
+        bent = np.abs(curvature) > 1e-9
+        safe = np.where(bent, curvature, 1.0)
+        theta = self.heading + curvature * s
+        dx = np.where(bent, (np.cos(theta) - math.cos(self.heading)) / safe, -math.sin(self.heading) * s)
+        dy = np.where(bent, (np.sin(theta) - math.sin(self.heading)) / safe, math.cos(self.heading) * s)
+        return self.point + np.stack([dx, dy], axis=-1)
 
     def next_stride(self, wish: float, length: float):
-        """Go on by one stride's arc (`length` metres): the clear turn nearest the wish (a heading, radians); else
-        the sharpest turn towards the clearer side with a shorter look-ahead; else the clearest. Returns the
-        stride's end point."""
+        """Go on by one stride's arc (`length` metres) turning within MAX_TURN (no tighter than TURN_RADIUS):
+        of the turns that are safe (the arc keeps the clearance, and from its end the sharpest turn's full circle
+        to one side or the other does too: kept up, that circle is clear for ever, so a safe stride always has a
+        safe next one), those whose arc kept up for LOOK_AHEAD strides stays clear, the one ending nearest the
+        wish (a heading, radians); else the safe one nearest it; else the clearest. Returns the stride's end."""
         most = min(MAX_TURN, length / self.least_radius)
         turns = np.linspace(-most, most, TURNS)
-        chosen = None
-        for ahead in (LOOK_AHEAD - 1, 1, 0):
-            clear = self.area.clearance(self._arcs(turns, length, ahead * length).reshape(-1, 2)).reshape(
-                len(turns), -1).min(axis=1)
-            if (clear >= self.clearance).any():
-                off_wish = np.abs((self.heading + turns - wish + math.pi) % (2 * math.pi) - math.pi)
-                chosen = int(np.argmin(np.where(clear >= self.clearance, off_wish, np.inf)))
+        curvature = turns / length
+        clearance = self.area.clearance
+        arcs = self._arcs(curvature, LOOK_AHEAD * length)  # (T, K, 2)
+        within = np.linspace(0.0, LOOK_AHEAD * length, arcs.shape[1] + 1)[1:] <= length + 1e-9
+        clear = clearance(arcs.reshape(-1, 2)).reshape(arcs.shape[:2])
+        stride_clear = clear[:, within].min(axis=1) >= self.clearance
+        ahead_clear = clear.min(axis=1) >= self.clearance
+        # The escape circles from each stride's end: radius length / most, left and right of its heading.
+        end, heading = arcs[:, within][:, -1], self.heading + turns
+        radius = length / most
+        left = np.stack([-np.cos(heading), -np.sin(heading)], axis=-1)  # the body's left (heading + pi/2)
+        angles = np.linspace(0.0, 2.0 * math.pi, max(int(2.0 * math.pi * radius / ARC_SAMPLE), 12), endpoint=False)
+        ring = radius * np.stack([np.cos(angles), np.sin(angles)], axis=-1)
+        centres = end[:, None] + np.array([1.0, -1.0])[None, :, None] * radius * left[:, None]  # (T, 2, 2)
+        circles = clearance((centres[:, :, None] + ring[None, None]).reshape(-1, 2)).reshape(len(turns), 2, -1)
+        safe = stride_clear & (circles.min(axis=2) >= self.clearance).any(axis=1)
+        off_wish = np.abs((heading - wish + math.pi) % (2 * math.pi) - math.pi)
+        for allowed in (safe & ahead_clear, safe):
+            if allowed.any():
+                chosen = int(np.argmin(np.where(allowed, off_wish, np.inf)))
                 break
-        if chosen is None:
-            chosen = int(np.argmax(clear))
-        arc = self._arcs(turns[[chosen]], length, 0.0)[0]
+        else:
+            chosen = int(np.argmax(clear[:, within].min(axis=1)))
+        arc = self._arcs(curvature[[chosen]], length)[0]
         self.points.extend(arc)
         self.point, self.heading = arc[-1], self.heading + float(turns[chosen])
         return self.point
@@ -765,9 +777,9 @@ class BodyPathPlanner:
         return np.array(self.points)
 
 
-def _sections_track(character, sections, points, start_time):
+def _sections_track(character, sections, points, start_time, stand=True):
     line = Polyline(points)
-    track = _laid_to_end(character, sections, line)
+    track = _laid_to_end(character, sections, line, stand)
     return track.replace(contact=track.contact + start_time, liftoff=track.liftoff + start_time)
 
 
@@ -800,8 +812,9 @@ def follow(character: Character, target, start, heading: float, seconds: float, 
     h = character.leg_length_nominal
     slowest, fastest = (math.sqrt(f * GRAVITY * h) for f in FOLLOW_SPEEDS)
     planner = BodyPathPlanner(character, area, start, heading)
-    speed = slowest
-    clock = start_time + gait_track.STAND * gaits.stride_length(speed, h) / speed  # the standing start
+    first = np.asarray(target(np.array([start_time, start_time + 1.0])), dtype=float).reshape(2, 2)
+    speed = float(np.clip(np.linalg.norm(first[1] - first[0]), slowest, fastest))  # the target's, to begin with
+    clock = start_time
     strides = []
     while clock < start_time + seconds:
         stride = gaits.stride_length(speed, h)
@@ -809,8 +822,9 @@ def follow(character: Character, target, start, heading: float, seconds: float, 
         now, later = np.asarray(target(np.array([clock, clock + period])), dtype=float).reshape(2, 2)
         target_speed = np.linalg.norm(later - now) / period
         offset = later - planner.point
-        wanted = target_speed + FOLLOW_GAIN * (np.hypot(*offset) - FOLLOW_DISTANCE)
-        speed = float(np.clip(wanted, speed * (1 - SPEED_CHANGE), speed * (1 + SPEED_CHANGE)))
+        # How far behind it the body will be when the stride ends (it goes a stride toward it meanwhile).
+        wanted = target_speed + FOLLOW_GAIN * (np.hypot(*offset) - stride - FOLLOW_DISTANCE)
+        speed = float(np.clip(wanted, speed - SPEED_CHANGE, speed + SPEED_CHANGE))
         speed = float(np.clip(round(speed / SPEED_STEP) * SPEED_STEP, slowest, fastest))
         stride = gaits.stride_length(speed, h)
         planner.next_stride(math.atan2(-offset[0], offset[1]), stride)
@@ -824,4 +838,4 @@ def follow(character: Character, target, start, heading: float, seconds: float, 
             sections.append([speed, 1])
     sections = [gait_track.Section(gaits.choose("auto", v, character).name, v,
                                    (count - 0.5) * gaits.stride_length(v, h)) for v, count in sections]
-    return _sections_track(character, sections, planner.path(), start_time)
+    return _sections_track(character, sections, planner.path(), start_time, FOLLOW_STAND)

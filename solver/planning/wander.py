@@ -21,6 +21,7 @@ from ..character import Character
 from ..errors import PlanningError
 from ..timing import step_timing
 from ..track import Track, make_track, validate
+from . import quadruped_plans
 from .obstacles import Obstacles, path_clearance
 
 LOOK_AHEAD = 3  # steps: how far ahead a candidate heading must stay clear
@@ -67,8 +68,9 @@ class StepPlanner:
 
     def __init__(self, character: Character, area: Area, start, heading: float, start_time: float = 0.0,
                  height: float = 0.0):
-        if character.is_quadruped:
-            raise PlanningError(f"step-at-a-time plans are for bipeds; {character.name!r} has four legs")
+        if character.is_quadruped:  # wander() and follow() take it to quadruped_plans
+            raise PlanningError(f"footprint-at-a-time plans are for bipeds; {character.name!r} has four legs: "
+                                "quadruped_plans.BodyPathPlanner plans its body's path a stride at a time")
         self.character, self.area, self.height = character, area, height
         self.clearance = path_clearance(character)
         start = np.asarray(start, dtype=float)[:2]
@@ -157,6 +159,8 @@ def wander(character: Character, area: Area, start, heading: float, seconds: flo
            start_time: float = 0.0) -> Track:
     """vdP97 §4.2's random wandering: steps of STEP_LENGTH, the wished-for heading drifting by a random turn
     each step, for `seconds` from standing at `start` facing `heading`."""
+    if character.is_quadruped:  # its body's path a stride at a time, the gait laid along it
+        return quadruped_plans.wander(character, area, start, heading, seconds, seed, start_time)
     rng = np.random.default_rng(seed)
     planner = StepPlanner(character, area, start, heading, start_time)
     length = STEP_LENGTH * character.leg_length_nominal
@@ -171,6 +175,8 @@ def follow(character: Character, target, start, heading: float, seconds: float, 
     the target will be when the step lands, as long as it is from FOLLOW_DISTANCE behind it (within the
     follower's shortest and longest step)."""
     area = area or Area.unbounded()
+    if character.is_quadruped:  # its body's path a stride at a time, the gait laid along it
+        return quadruped_plans.follow(character, target, start, heading, seconds, area, start_time)
     planner = StepPlanner(character, area, start, heading, start_time)
     l_nom = character.leg_length_nominal
     shortest, longest = FOLLOW_STEP[0] * l_nom, FOLLOW_STEP[1] * l_nom

@@ -128,6 +128,26 @@ def test_one_step_follows_wmz_foot_and_com_models(solver, human):
     assert_planted_and_within_reach(motion, human)
 
 
+@pytest.mark.parametrize("x, y, turn", [(0.2, 0.6, 30.0), (0.0, 0.0, 180.0)])
+def test_the_swing_foot_lifts_off_and_lands_with_no_vertical_speed(solver, human, x, y, turn):
+    """Every swing's lift arc leaves the ground and lands with the foot's vertical speed near zero (a 4 u (1 - u)
+    arc lifts off and lands at 0.77 to 0.92 m/s here): its height over flat ground differenced over 0.2 ms at
+    lift-off and just before touchdown. (Steps the legs reach all the way: a foot drawn toward its hip as it
+    lands is another matter.)"""
+    stepping = solver("stepping")
+    track = stepping.step_to_stance(human, stepping.Stance.centred(human, 0.0, 0.0, 0.0),
+                                    stepping.Stance.centred(human, x, y, math.radians(turn)))
+    plan = solver("stepping.steps").step_plan(track, human)
+    h = 2e-4
+    t1, t2 = np.array([s.t1 for s in plan.swings]), np.array([s.t2 for s in plan.swings])
+    motion = solver("stepping.solve").solve_steps(track, human, times=np.concatenate([t1, t1 + h, t2 - 2 * h, t2 - h]))
+    n, foot = len(t1), np.array([s.foot for s in plan.swings])
+    height = motion.feet[:, :, 2].reshape(4, n, 2)[:, np.arange(n), foot]  # lift-off, after it, before landing
+    assert (height[1] > 0.0).all() and (height[3] > 0.0).all()  # lifted: the arc is over the ground
+    lifting, landing = (height[1] - height[0]) / h, (height[3] - height[2]) / h
+    assert np.abs(lifting).max() < 0.01 and np.abs(landing).max() < 0.01, (lifting, landing)
+
+
 def test_pivot_turns_the_support_foot_about_its_ball(solver, human):
     """A split footprint (the right foot's second starts as its first ends, turned 60 degrees about its ball)
     is a pivot: while the left foot swings the right one turns on the ground, its ball still."""

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..legs import flush_rotations, terrain_normals
 from ..transforms import axis_angle_between, rodrigues
-from .profiles import foot_progress
+from .profiles import foot_progress, lift_arc
 
 LIFT_CHECKS = np.linspace(0.1, 0.9, 33)  # normalised swing times where the lift's clearance is checked
 
@@ -72,7 +72,7 @@ def feet_at(plan, character, times, rotations, terrain=None) -> Feet:
         s = foot_progress(u)  # WMZ eq. 1: the fraction of the straight line covered
         p0, p1 = tr.positions[swing.leave], tr.positions[swing.land]
         along = p0 + (p1 - p0) * s[:, None]
-        position[rows, swing.foot] = along + [0.0, 0.0, 1.0] * (lift * 4.0 * u * (1.0 - u))[:, None]
+        position[rows, swing.foot] = along + [0.0, 0.0, 1.0] * (lift * lift_arc(u))[:, None]
         axis, angle = axis_angle_between(rotations[swing.leave][None], rotations[swing.land][None])
         turn = rodrigues(np.repeat(axis, rows.sum(), axis=0), angle[0] * s)
         rotation[rows, swing.foot] = rotations[swing.leave] @ turn
@@ -83,7 +83,7 @@ def feet_at(plan, character, times, rotations, terrain=None) -> Feet:
 
 
 def swing_lifts(plan, character, rotations, terrain=None) -> np.ndarray:
-    """(S,): per swing, the height of its lift arc (4 u (1 - u) times it over the straight line) that keeps the
+    """(S,): per swing, the height of its lift arc (profiles.lift_arc times it over the straight line) that keeps the
     sole, heel to toe, the swing clearance above the ground at mid-swing and above it all the way: the
     terrain's where there is one (a step up, a kerb), else the even line between the two footprints."""
     if not plan.swings:
@@ -103,7 +103,7 @@ def swing_lifts(plan, character, rotations, terrain=None) -> np.ndarray:
     fwd /= np.maximum(np.linalg.norm(fwd, axis=-1, keepdims=True), 1e-9)
     below = np.max([terrain.heights((line + reach * fwd)[..., :2]) - (line + reach * fwd)[..., 2]
                     for reach in (-character.heel, 0.0, character.toe)], axis=0)
-    needed = below / (4.0 * u * (1.0 - u)) + clearance
+    needed = below / lift_arc(u) + clearance
     return np.maximum(clearance, needed.max(axis=1))
 
 

@@ -5,7 +5,8 @@ arguments (samples, steps), so a whole sequence of steps is evaluated in one cal
 - The foot (WMZ §4, eq. 1): speed V_f = a exp(-(u - 1/2)^2 / (2 w^2)) over the swing's normalised time u,
   w = 0.08, the amplitude a set so that the area under it is the step's length. Its integral is an error
   function: the fraction of the way covered at u is (erf((u - 1/2) / (w sqrt 2)) + E) / (2 E), E = erf(1 /
-  (2 w sqrt 2)).
+  (2 w sqrt 2)). Off the line the foot is lifted by a sin^2 arc (lift_arc: the paper leaves the lift open), which
+  lands it with no vertical speed.
 - The COM (WMZ §5): a quadratic Bezier through the start, the pivot (the support foot) and the end as control
   points, travelled by arc length at a piecewise-linear speed (Fig. 2): from rest it accelerates uniformly
   during push-off [t0, t1], at m2 = g sin(theta) during the free fall of the swing [t1, t2] (theta the lean of
@@ -36,6 +37,13 @@ def foot_progress(u, width=FOOT_SPEED_WIDTH):
     edge = math.erf(0.5 * scale)
     return (_erf((u - 0.5) * scale).astype(float) + edge) / (2.0 * edge)
 
+
+def lift_arc(u):
+    """The stepping foot's lift over its straight line at normalised swing time u (clipped to [0, 1]), as a
+    fraction of the lift at mid-swing: sin^2(pi u), 0 at lift-off and touchdown with no vertical speed there (the
+    foot leaves and lands softly, as it moves along the line: eq. 1's speed is near zero at both ends too), 1 at
+    u = 1/2."""
+    return np.sin(np.pi * np.clip(np.asarray(u, dtype=float), 0.0, 1.0)) ** 2
 
 def free_fall_slope(lean):
     """m2 of WMZ Fig. 2: g sin(theta), theta the support leg's lean off vertical (radians)."""

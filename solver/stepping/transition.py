@@ -31,7 +31,8 @@ import numpy as np
 
 from ..errors import FootprintError
 from ..transforms import ease_in_out, quaternion_from_matrix, quaternion_matrices, rotation_z, slerp
-from .profiles import bezier_arc_length, bezier_at_distance, com_progress, foot_progress, free_fall_slope
+from .profiles import (bezier_arc_length, bezier_at_distance, com_progress, foot_progress, free_fall_slope,
+                       lift_arc)
 from .stance import mean_heading, right, wrap
 
 # Winter, Biomechanics and Motor Control of Human Movement (4th ed., 2009), Table 4.1 (Dempster 1955): each
@@ -259,7 +260,8 @@ def _plan(start, end, duration, com_a, com_b):
 
 def _feet_progress(start, end, steps, times, leg):
     """Each foot's progress along its way (F, 2) (0 where it stood, 1 where it must stand; WMZ eq. 1 in
-    swing) and its lift (F, 2) above the straight line (a sin^2 arc: no jolt at lift-off or touchdown)."""
+    swing) and its lift (F, 2) above the straight line (profiles.lift_arc: no vertical speed at lift-off or
+    touchdown)."""
     progress = np.zeros((len(times), 2))
     lift = np.zeros((len(times), 2))
     for step in steps:
@@ -269,7 +271,7 @@ def _feet_progress(start, end, steps, times, leg):
         u = (times - t1) / (t2 - t1)
         progress[:, step.foot] = np.where(times >= t2, 1.0, np.where(times > t1, foot_progress(u), 0.0))
         swinging = (times > t1) & (times < t2)
-        lift[:, step.foot] = np.where(swinging, LIFT * leg[step.foot] * np.sin(np.pi * u) ** 2, 0.0)
+        lift[:, step.foot] = np.where(swinging, LIFT * leg[step.foot] * lift_arc(u), 0.0)
     return progress, lift
 
 

@@ -66,7 +66,8 @@ GOAL_TOLERANCE = 0.5  # strides: how near the goal the body comes to rest at mos
 LEAP_COST = 2.0  # hip heights of path a leap costs in the route: walking round is preferred to a leap up to this
 SAMPLE = 0.02  # metres between the samples of a path or a route's lines tested against the usable faces
 MAX_CELLS = 4_000_000  # the usable faces' raster is coarser than SAMPLE past this many cells
-NODE_SPACING = 0.5  # of the gait's room: foothold nodes on a surface (not stones) are about this far apart
+NODE_SPACING = 0.5  # of the gait's room: the route's nodes on a surface are about this far apart (a stone's on
+MAX_RINGS, RING_POINTS = 6, 6  # rings round its centre, the k-th with 6 k nodes)
 MAX_NODES = 600  # and at most this many (the route weighs every pair within a leap)
 MAX_CLIMB = 0.5  # hip heights a leap may rise or drop between faces (a dog's hip height is its highest jump:
 # jumps.MAX_RISE; half of it leaves the flight its length)
@@ -334,6 +335,7 @@ class Crossing:
     gait: str
     speed: float
     rest_error: float  # metres along the path from the goal to where the body comes to rest
+    reach: float  # metres: the longest step a foot may take (from one footprint to its next), as checked
     tries: int
 
 
@@ -391,8 +393,19 @@ def crossing_plan(ground, start, goal, character: Character, start_time: float =
                 return Crossing(**outcome, tries=tries)
             closest = near if closest is None or near[0] > closest[0] else closest
             break  # a wider way next
+    if no_route and obstacles is not None:  # the stones reach: the obstacles close the way
+        for gait, froude in CANDIDATES:
+            can = capability(character, gait, math.sqrt(froude * GRAVITY * character.leg_length_nominal))
+            nodes = _route(faces, start, goal, ends, can, character, None, None) if np.isfinite(can.room) else None
+            if nodes is not None:
+                near = obstacles.distance(_round_or_refuse(nodes, character, "the route"))
+                names = sorted({obstacles.names[k] for k in near[1][near[0] < widths[0]]}) or list(obstacles.names)
+                raise PlanningError(f"no crossing from ({start[0]:.2f}, {start[1]:.2f}) to ({goal[0]:.2f}, "
+                                    f"{goal[1]:.2f}) keeps a {character.name}'s body clear of the obstacles: "
+                                    f"{', '.join(names)} stand{'s' if len(names) == 1 else ''} in the way (its path "
+                                    f"keeps {widths[0]:.2f} m from them)")
     if no_route:
-        raise PlanningError(_no_route_message(faces, ground, start, goal, ends, character, obstacles))
+        raise PlanningError(_no_route_message(faces, ground, start, goal, ends, character, None))
     if closest is not None and not failures:
         raise PlanningError(f"no crossing keeps a {character.name}'s body clear of the obstacles: the widest way "
                             f"brings its {closest[2]} mass {closest[0]:.2f} m from {closest[1]} (it keeps "
@@ -432,9 +445,22 @@ def _no_route_message(faces, ground, start, goal, ends, character, obstacles):
 def _nodes(faces, start, goal, can):
     """The route's nodes (N, 2), their surfaces: every stone's centre whose usable face can hold a landing and a
     take-off (room), or a sparse subset of a surface's footholds; the start and the goal last."""
-    if faces.stones is not None:
-        big = np.flatnonzero(2.0 * (faces.stones.radii - MARGIN) >= can.room)
-        points, owners = faces.stones.positions[big, :2], big
+    if faces.stones is not None:  # each stone's centre; on a large one (a bank) rings round it, to go round an
+        # obstacle on it or enter and leave it off its centre
+        usable = faces.stones.radii - MARGIN
+        big = np.flatnonzero(2.0 * usable >= can.room)
+        points, owners = [faces.stones.positions[big, :2]], [big]
+        spacing = NODE_SPACING * can.room
+        for ring in range(1, MAX_RINGS + 1):  # a handful of rings, every stone at once
+            having = big[usable[big] - 0.5 * can.room >= ring * spacing]
+            if not len(having):
+                break
+            angles = np.arange(RING_POINTS * ring) * (2.0 * math.pi / (RING_POINTS * ring))
+            ring_points = faces.stones.positions[having, None, :2] + ring * spacing * np.stack(
+                [np.cos(angles), np.sin(angles)], axis=-1)[None]
+            points.append(ring_points.reshape(-1, 2))
+            owners.append(np.repeat(having, len(angles)))
+        points, owners = np.concatenate(points), np.concatenate(owners)
     else:
         holds = faces.holds
         spacing = max(NODE_SPACING * can.room, holds.spacing)
@@ -470,8 +496,15 @@ def _route(faces, start, goal, ends, can, character, obstacles, clearance):
     h = character.leg_length_nominal
     nodes, owners = _nodes(faces, start, goal, can)
     n = len(nodes)
-    reach_r = (faces.stones.radii.max() - MARGIN) if faces.stones is not None else can.room
-    longest = can.longest_gap + 2.0 * reach_r + can.room
+    # The longest line worth weighing: a leap with a stone's width either side (a bank's rings reach within
+    # half a room and a ring's spacing of its edge: lines onto it need be no longer).
+    if faces.stones is not None:
+        usable = faces.stones.radii - MARGIN
+        ringed = usable - 0.5 * can.room >= NODE_SPACING * can.room
+        side = max(float(usable[~ringed].max(initial=0.0)), (0.5 + NODE_SPACING) * can.room)
+    else:
+        side = can.room
+    longest = can.longest_gap + 2.0 * side + can.room
     i, j = np.triu_indices(n, 1)
     span = np.linalg.norm(nodes[j] - nodes[i], axis=1)
     near = (span <= longest) & (span > 1e-9)
@@ -604,10 +637,14 @@ def _lay_across(faces, points, character, can, start_time):
                                   contact=track.contact + start_time, liftoff=track.liftoff + start_time)
             validate(track, allowed_feet=character.feet)
             return dict(track=track, path=points, jumps=tuple(jumps), flights=laid.flights, gait=can.gait,
-                        speed=speed, rest_error=error), tries
+                        speed=speed, rest_error=error, reach=_reach(can, speed)), tries
         if worst is None or missed[0] < worst[0]:
             worst = missed
     return worst, tries
+
+
+def _reach(can, speed):
+    return REACH_MARGIN * can.longest_step * max(speed / can.speed, 1.0)
 
 
 def _check(track, faces, character, can, speed):
@@ -621,7 +658,7 @@ def _check(track, faces, character, can, speed):
         return (len(missing), f"footprint {k} ({track.feet[k]}) of a {can.gait} at {speed:.2f} m/s lands at "
                               f"({p[0]:.2f}, {p[1]:.2f}), {off[k]:.2f} m off {faces.names[nearest[k]]}'s usable face "
                               f"(its edge less {MARGIN:g} m): no gait tried keeps every foot on the stones")
-    reach = REACH_MARGIN * can.longest_step * max(speed / can.speed, 1.0)
+    reach = _reach(can, speed)
     for foot in character.feet:  # four feet
         mine = np.flatnonzero(track.feet == foot)
         mine = mine[np.argsort(track.contact[mine])]

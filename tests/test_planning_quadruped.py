@@ -158,3 +158,45 @@ def test_a_dog_follows_within_two_metres(solver):
     assert motion.report["non_physical_force"]["mean"] < 0.05
     travelled = np.linalg.norm(np.diff(motion.com[during, :2], axis=0), axis=1).sum() / np.ptp(motion.times[during])
     assert travelled == pytest.approx(speed, rel=0.15)
+
+
+def test_footprints_along_a_curve_take_a_dog_round_the_obstacles(addon, clean):
+    """Blender's Footprints Along Curve with an obstacles collection and a dog: the curve bent round a wall and a
+    post and rounded, no paw on either (Blender's own ray casts), the solved masses a body radius clear."""
+    import bpy
+    from blender_scenes import poly_line
+    from mathutils import Vector
+
+    solver = lambda name: importlib.import_module(f"{addon}.{name}")  # noqa: E731
+    dog = solver("solver.character").preset("dog")
+    radius = solver("solver.planning.quadruped_plans").body_radius(dog)
+    obstacles = bpy.data.collections.new("Obstacles")
+    bpy.context.scene.collection.children.link(obstacles)
+    made = []
+    for name, centre, size in (("Wall", (0.3, 3.0, 0.5), (1.0, 0.2, 1.0)), ("Post", (0.0, 7.0, 0.5), (0.2, 0.2, 1.0))):
+        bpy.ops.mesh.primitive_cube_add(size=1.0, location=centre)
+        obj = bpy.context.active_object
+        obj.name, obj.scale = name, size
+        for owner in obj.users_collection:
+            owner.objects.unlink(obj)
+        obstacles.objects.link(obj)
+        made.append((obj, np.array(centre[:2]), np.array(size[:2]) / 2))
+    poly_line("Path", [(0.0, 0.0, 0.0), (0.0, 11.0, 0.0)])
+    assert bpy.ops.footprint.generate_along_curve(curve="Path", character="dog", quadruped_gait="walk", speed=1.3,
+                                                  obstacles=obstacles.name) == {"FINISHED"}
+    coll = bpy.context.scene.footprint.active_track
+    track = solver("footprint_addon.scene_io").read_track(coll)
+    assert len(track) > 20 and track.positions[:, 1].max() > 9.0
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    for obj, _centre, _half in made:  # no paw under an obstacle: a ray down from above each one misses it
+        inverse = obj.matrix_world.inverted()
+        for point in track.positions:
+            start = inverse @ Vector((point[0], point[1], 5.0))
+            direction = (inverse.to_3x3() @ Vector((0.0, 0.0, -1.0))).normalized()
+            hit, *_rest = obj.evaluated_get(depsgraph).ray_cast(start, direction)
+            assert not hit, (obj.name, point)
+    motion = solver("solver.biped").solve(track, dog)
+    masses = motion.body_points[:, :, :2].reshape(-1, 2)
+    for _obj, centre, half in made:
+        clear = np.linalg.norm(np.maximum(np.abs(masses - centre) - half, 0.0), axis=1)
+        assert clear.min() >= radius, clear.min()

@@ -10,6 +10,7 @@ from mathutils import geometry
 from ...solver import footpath, running
 from ...solver.character import preset
 from ...solver.errors import FootprintError, PathError, PlanningError
+from ...solver.planning import quadruped_plans
 from ...solver.planning.obstacles import bend_path, foot_outline, path_clearance
 from ...solver.quadruped import gait_track, gaits, jumps as jumps_module
 from ...solver.quadruped.ground import PathGround, Polyline
@@ -176,6 +177,7 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
             layout.prop(self, "stand_start")
             layout.prop(self, "stand_stop")
             layout.prop(self, "jump")
+            layout.prop_search(self, "obstacles", bpy.data, "collections")
             for name in BIPED_ONLY:  # set, they make the operator refuse: shown so they can be turned off
                 if getattr(self, name):
                     row = layout.row()
@@ -237,7 +239,7 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
                                        "and a Speed)")
                 return {"CANCELLED"}
             try:
-                track, tilt, summary = self._quadruped(curve, depsgraph, character, terrain, ground)
+                track, tilt, summary = self._quadruped(curve, depsgraph, character, terrain, ground, around)
             except USER_ERRORS as exc:
                 self.report({"ERROR"}, f"Curve {curve.name!r}: {exc}")
                 return {"CANCELLED"}
@@ -315,10 +317,15 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
             settings.terrain, settings.terrain_collection = terrain, ground
         return coll, scene_io.write_track(coll, track, tilt=tilt)
 
-    def _quadruped(self, curve, depsgraph, character, terrain, ground):
+    def _quadruped(self, curve, depsgraph, character, terrain, ground, around=None):
         """A quadruped's gait along the curve (the path of its body), on the terrain meshes and over the jumps
         they need: (track, tilt or None, a summary for the report); FootprintError naming what is wrong."""
         points, _corners = curve_polyline(curve, depsgraph)  # a Poly curve's vertices: the spline's points (Torkos
+        obstacles = obstacles_of(around, depsgraph, character, points[:, 2].min(), points[:, 2].max())[0] \
+            if around is not None else None
+        if obstacles is not None and len(obstacles):  # the body's path bent round them, its corners rounded
+            bent = quadruped_plans.path_around(points, obstacles, character)
+            points = np.column_stack([bent, np.full(len(bent), points[0, 2])])
         path = Polyline(points)  # §3.4 runs a Catmull-Rom spline through them)
         objects = terrain_objects(terrain, ground)
         probe = TerrainProbe(objects, depsgraph) if objects else None
@@ -358,6 +365,7 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
                                      f"{self.speed:g} m/s ({gaits.stride_length(self.speed, h):.2f} m)")
             laid = lay_out(distance)
         track = validate(laid.track, allowed_feet=character.feet)
+        feet_off(track, obstacles if obstacles is not None and len(obstacles) else None, character)
         tilt = None
         if probe is not None:
             labels = [f"footprint {i} ({foot})" for i, foot in enumerate(track.feet)]
@@ -400,8 +408,8 @@ def feet_off(track, obstacles, character):
                             f"even with the path bent round it")
 
 
-BIPED_ONLY = ("runner", "run_start", "run_stop", "obstacles")  # options a quadruped refuses (its gait and speed
-# are its own; a path bent round obstacles turns at their corners, where a quadruped's long body swings wide of it)
+BIPED_ONLY = ("runner", "run_start", "run_stop")  # options a quadruped refuses (its gait and speed are its own; a
+# path bent round obstacles is rounded for its long body: quadruped_plans.path_around)
 
 
 def _is_quadruped(name):

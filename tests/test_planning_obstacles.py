@@ -3,6 +3,7 @@ obstacles (walls, posts, furniture) and the solved COM at least the body's radiu
 around them rather than through; a way the obstacles close, and a start inside one, are named."""
 
 import importlib
+import math
 
 import numpy as np
 import pytest
@@ -92,3 +93,26 @@ def test_stone_plans_keep_off_obstacles(solver):
     unobstructed = stones_module.plan_crossing(stones, (0.0, -0.6), (0.0, 4.2), character)
     assert obstacles_module.crossing(unobstructed.positions[:-1, :2], unobstructed.positions[1:, :2],
                                      post.inflated(obstacles_module.body_radius(character))).any()
+
+
+def test_stone_plans_widen_their_step_lines_until_the_body_keeps_clear(solver):
+    """A post by the start on a bank of grid footholds (as the add-on samples a mesh): step lines at only the
+    body's radius from it let the solved COM pass 0.23 m from it (a radius of 0.26 m); the plan widens its
+    lines until the COM keeps the radius."""
+    stones_module, obstacles_module = solver("planning.stones"), solver("planning.obstacles")
+    character = solver("character").preset("human")
+    angle = np.linspace(0.0, 2 * math.pi, 32, endpoint=False)
+    post = obstacles_module.Obstacles((np.column_stack([0.08 * np.cos(angle), 0.5 + 0.08 * np.sin(angle)]),), ("post",))
+    centres = np.array([[0, 0, 0], [0.1, 1.3, 0.05], [-0.1, 2.3, 0], [0.2, 3.9, 0.1], [0, 5.2, 0]], float)
+    radii = np.array([1.26, 0.3, 0.3, 0.3, 0.6])
+    points, owners = [], []
+    for k, (centre, radius) in enumerate(zip(centres, radii)):  # a grid 0.12 m apart inside each disc
+        x, y = np.meshgrid(*(np.arange(-radius, radius + 1e-9, 0.12),) * 2)
+        inside = np.hypot(x, y) <= radius - 0.12
+        points.append(np.column_stack([x[inside] + centre[0], y[inside] + centre[1], np.full(inside.sum(), centre[2])]))
+        owners.append(np.full(inside.sum(), k))
+    holds = stones_module.Footholds(np.concatenate(points), np.concatenate(owners),
+                                    tuple(f"stone {k}" for k in range(len(radii))), 0.12)
+    track = stones_module.plan_crossing(holds, (0.0, 0.0), (0.0, 5.2), character, obstacles=post)
+    com = solver("biped").solve(track).com[:, :2]
+    assert post.distance(com)[0].min() >= obstacles_module.body_radius(character)

@@ -26,7 +26,7 @@ from ..timing import LEAP_THRESHOLD, timing_for_sequence
 from ..track import MAX_DISTANCE, make_track, validate
 from .graph import cheapest, route
 from .neighbours import pairs_within
-from .obstacles import Obstacles, body_radius, crossing
+from .obstacles import Obstacles, body_radius, crossing, path_clearance
 
 STONES_FORMAT = "footprint-stones"
 STONES_VERSION = 1
@@ -41,6 +41,7 @@ LEAP_COST = 4.0  # a leap: taken only where walking steps cannot get there, or w
 MAX_LEAP = 2.0  # l_nom: the longest leap between successive footprints (a human's 1.7 m: a running long
 # jump's take-off to landing is longer, a standing broad jump about 2 m, from one foot to the other less)
 MAX_CLIMB = 0.5  # l_nom: the most a step may rise or drop (a 0.43 m step for a human: a high stair)
+LINE_CLEARANCES = 3  # widths tried for the step lines, from the body's radius to the path clearance
 DISTANCE_TIE = 1e-3  # per metre: among plans of equal cost, the shortest
 
 
@@ -195,7 +196,9 @@ def _steps(points, reach: Reach, ends: int = 2, end_leap: float | None = None):
 
 def _clear_of(steps, points, obstacles, character, ends, clearance):
     """The steps that keep off the obstacles: both footholds at least half a foot from every obstacle, the line
-    between them at least `clearance` (the start and the goal named where they are not on clear ground)."""
+    between them at least `clearance` (room for the body, and for the COM cutting inside a turn), the body's
+    radius where the line leaves the start or reaches the goal (the body stands there already: it need only not
+    sweep into an obstacle) (the start and the goal named where they are not on clear ground)."""
     distance, owner = obstacles.distance(points[:, :2])
     clear = distance >= 0.5 * character.foot_length
     for what, k in (("start", -2), ("goal", -1)):
@@ -204,7 +207,10 @@ def _clear_of(steps, points, obstacles, character, ends, clearance):
     start, end, cost = steps
     keep = clear[start] & clear[end]
     start, end, cost = start[keep], end[keep], cost[keep]
-    blocked = crossing(points[start, :2], points[end, :2], obstacles.inflated(clearance))
+    at_ends = (start >= len(points) - 2) | (end >= len(points) - 2)  # the start and the goal come last
+    blocked = np.empty(len(start), dtype=bool)
+    for rows, width in ((at_ends, body_radius(character)), (~at_ends, clearance)):
+        blocked[rows] = crossing(points[start[rows], :2], points[end[rows], :2], obstacles.inflated(width))
     return start[~blocked], end[~blocked], cost[~blocked]
 
 
@@ -234,23 +240,26 @@ def plan_crossing(ground, start, goal, character: Character, start_time: float =
     if obstacles is None or not len(obstacles):
         path = route(previous, source, target)
         return _track(points[path], owner[path], holds, character, start_time, stones)
-    # With obstacles: no foothold by one, no step line within the body's radius of one. The solved COM then kept
-    # the body's radius too in every one of 300 random rooms tried (it cuts inside a turn, but by less than the
-    # lines' clearance from the feet gives it); it is checked all the same.
-    body = body_radius(character)
-    best, previous = cheapest(len(points), *_clear_of(every_step, points, obstacles, character, ends, body), source)
-    if not np.isfinite(best[target]):  # the ground reaches, the obstacles close the way
-        raise PlanningError(_closed_message(route(cheapest(len(points), *every_step, source)[1], source, target),
-                                            points, obstacles, character, ends, body))
-    path = route(previous, source, target)
-    track = _track(points[path], owner[path], holds, character, start_time, stones)
-    distance, near = obstacles.distance(biped.solve(track, character).com[:, :2])
-    if distance.min() < body:
-        raise PlanningError(f"no crossing from ({ends[0, 0]:.2f}, {ends[0, 1]:.2f}) to ({ends[1, 0]:.2f}, "
-                            f"{ends[1, 1]:.2f}) keeps the body clear of the obstacles: the way found brings it "
-                            f"{distance.min():.2f} m from {obstacles.names[near[np.argmin(distance)]]} (it keeps "
-                            f"{body:.2f} m)")
-    return track
+    # With obstacles: step lines kept ever wider of them until the solved COM keeps the body's radius.
+    body, wide = body_radius(character), path_clearance(character)
+    closest = None
+    for clearance in np.linspace(body, wide, LINE_CLEARANCES):  # a handful of widths
+        best, previous = cheapest(len(points), *_clear_of(every_step, points, obstacles, character, ends, clearance),
+                                   source)
+        if not np.isfinite(best[target]):
+            if closest is None:  # the ground reaches, the obstacles close the way
+                raise PlanningError(_closed_message(route(cheapest(len(points), *every_step, source)[1], source,
+                                                           target), points, obstacles, character, ends, clearance))
+            break
+        path = route(previous, source, target)
+        track = _track(points[path], owner[path], holds, character, start_time, stones)
+        distance, near = obstacles.distance(biped.solve(track, character).com[:, :2])
+        if distance.min() >= body:
+            return track
+        closest = (float(distance.min()), obstacles.names[near[np.argmin(distance)]])
+    raise PlanningError(f"no crossing from ({ends[0, 0]:.2f}, {ends[0, 1]:.2f}) to ({ends[1, 0]:.2f}, {ends[1, 1]:.2f}) "
+                        f"keeps the body clear of the obstacles: the widest way brings it {closest[0]:.2f} m from "
+                        f"{closest[1]} (it keeps {body:.2f} m)")
 
 
 def _closed_message(path, points, obstacles, character, ends, clearance):

@@ -226,7 +226,7 @@ def test_turning_on_the_spot_takes_pivot_steps(solver, human, turn):
     start = stepping.Stance.centred(human, 0.0, 0.0, 0.0)
     target = stepping.Stance.centred(human, 0.0, 0.0, math.radians(turn))
     track = stepping.step_to_stance(human, start, target)
-    assert stepping_feet(track)[0] == ("R" if turn > 0 else "L")  # the foot on the outside of the turn first
+    assert stepping_feet(track)[0] == ("L" if turn > 0 else "R")  # the foot on the inside of the turn opens it
     motion = solver("biped").solve(track, fps=120)
     assert motion.report["stepping"]["pivots"] >= 1
     assert 2 <= motion.report["stepping"]["steps"] <= 4

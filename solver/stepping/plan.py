@@ -15,8 +15,8 @@ foot to rotate"), at most MAX_PIVOT_TURN, and the foot's next footprint is where
 the spot takes pivot steps. The first stance with both feet on their targets ends the search: no fewer steps
 reach it among the stances kept (the beam is a heuristic: 2.5 m away in any of eight directions, turned 120
 degrees either way, it takes at most one step more than the reach allows). Of equally short ways, the one
-whose first foot leads toward the target (or, turning on the spot, is on the outside of the turn) wins, then
-the one that turns the feet least; the beam keeps first the stances with the fewest steps estimated to be
+whose first foot leads (stance.leading_foot: toward the target, or turning on the spot, into the turn) wins,
+then the one that turns the feet least; the beam keeps first the stances with the fewest steps estimated to be
 left, each radian the feet have turned on the way counting TURN_COST of a step.
 
 Timing: each swing from the distance its foot moves (vdP97's automatic timing, layout.swing_time), or half the
@@ -34,8 +34,8 @@ from ..track import MAX_SECONDS
 from .feet import ball_offset
 from .layout import PlannedStep, joined, stepping_track, swing_time
 from .push import recover_from_push
-from .stance import (SOLE_GAP, Stance, forward, hip_height, mean_heading, point_to_rectangle, reach_in_plan,
-                     require_biped, right, sole_corners, soles_apart, stance_width, wrap)
+from .stance import (SOLE_GAP, Stance, forward, hip_height, leading_foot, mean_heading, point_to_rectangle,
+                     reach_in_plan, require_biped, right, sole_corners, soles_apart, stance_width, wrap)
 
 STRIDE_SHARE = 1.0  # of the legs' reach at standing height that a planned stance uses
 PIVOT_FACING = math.radians(30.0)  # a step turning the facing more than this pivots the support foot
@@ -52,7 +52,6 @@ BEAM = 32  # stances kept after each number of steps
 TURN_COST = 0.05  # steps per radian the feet have turned, in the beam's estimate: of ways as short, the straighter
 DISTINCT = (0.1, math.radians(30.0))  # metres and radians: stances closer than this are one to the beam
 MAX_STEPS = 64
-LEADING = 0.15  # the share of the move that must lie across the facing for the foot on that side to lead
 
 
 def stance_stretch(positions, headings, character):
@@ -100,16 +99,6 @@ def step_to_stance(character, start: Stance, target: Stance, start_time: float =
         return joined(caught, onward)
     moves = _fewest_steps(character, start, target, limit)
     return _timed(character, start, moves, start_time, step_duration, terrain)
-
-
-def leading_foot(start: Stance, target: Stance) -> int:
-    """The foot to step first: the one on the side the target lies, across the start's facing; for a move
-    mostly ahead or behind (or none), the one on the outside of the turn (right for a left turn)."""
-    move = (target.centre - start.centre)[:2]
-    across = float(move @ right(start.heading))
-    if np.linalg.norm(move) > 1e-6 and abs(across) > LEADING * np.linalg.norm(move):
-        return 1 if across > 0.0 else 0
-    return 1 if wrap(target.heading - start.heading) >= 0.0 else 0
 
 
 class _Beam:

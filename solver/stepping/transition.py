@@ -33,7 +33,7 @@ from ..errors import FootprintError
 from ..transforms import ease_in_out, quaternion_from_matrix, quaternion_matrices, rotation_z, slerp
 from .profiles import (bezier_arc_length, bezier_at_distance, com_progress, foot_progress, free_fall_slope,
                        lift_arc)
-from .stance import mean_heading, right, wrap
+from .stance import Stance, leading_foot, mean_heading
 
 # Winter, Biomechanics and Motor Control of Human Movement (4th ed., 2009), Table 4.1 (Dempster 1955): each
 # segment's mass as a fraction of the body's, and its COM's distance from the proximal end as a fraction of
@@ -196,22 +196,13 @@ def moving_feet(start, end):
 
 
 def step_order(start, end, moving):
-    """The moving feet in the order they step: the foot on the side the body goes first, a turn counting as
-    a move of the feet's half width towards its side (turning left, the left foot opens the turn)."""
-    feet = np.flatnonzero(moving)
+    """The moving feet in the order they step, where both move: stance.leading_foot's first, as the planner's
+    (the foot on the side the body goes, a turn counting toward its side: turning on the spot, the inside foot)."""
+    feet = [int(f) for f in np.flatnonzero(moving)]
     if len(feet) < 2:
-        return [int(f) for f in feet]
-    centre_a, centre_b = _sole(start).mean(axis=0), _sole(end).mean(axis=0)
-    heading_a, heading_b = _stance_heading(start), _stance_heading(end)
-    left = np.append(-right(heading_a), 0.0)
-    outward = _sole(start) - centre_a
-    outward[:, 2] = 0.0
-    half_width = np.linalg.norm(outward, axis=1)
-    outward /= np.maximum(half_width, 1e-9)[:, None]
-    motion = (centre_b - centre_a) + wrap(heading_b - heading_a) * half_width.mean() * left
-    motion[2] = 0.0
-    score = outward[feet] @ motion
-    return [int(f) for f in feet[np.argsort(-score, kind="stable")]]
+        return feet
+    lead = leading_foot(*(Stance(_sole(pose), _headings(pose)) for pose in (start, end)))
+    return [lead, 1 - lead]
 
 
 def _stance_heading(pose):

@@ -4,8 +4,10 @@ naming the gap and writes nothing. `plan --wander SECONDS --area X0 Y0 X1 Y1` ke
 obstacles; `plan --follow TARGET.json` keeps within 2 m of the target; every refusal exits 1, names the culprit and
 leaves the output as it was."""
 
+import argparse
 import importlib
 import json
+import re
 
 import numpy as np
 import pytest
@@ -218,3 +220,48 @@ def test_target_file_fields_are_checked_by_name(solver, tmp_path):
         with pytest.raises(errors.FootprintError) as caught:
             target.target_from_json({**good, **change}, "t.json")
         assert message in str(caught.value), (change, str(caught.value))
+
+
+@needs_module_install
+def test_plan_passes_a_quadruped_through(tmp_path, solver):
+    obstacles, output = obstacles_file(tmp_path / "room.json", FURNITURE), tmp_path / "dog.json"
+    proc = run_cli("plan", "--wander", 10, "--area", 0, 0, 8, 6, "--obstacles", obstacles, "--character", "dog",
+                   "--output", output)
+    assert proc.returncode == 0, proc.stderr
+    track, dog = solver("track").load_track(output), solver("character").preset("dog")
+    assert track.character == "dog" and set(track.feet) == {"LF", "RF", "LH", "RH"} and track.contact.max() >= 10.0
+    planning_obstacles, wander = solver("planning.obstacles"), solver("planning.wander")
+    room = wander.Area(np.array([[0.0, 0.0], [8.0, 0.0], [8.0, 6.0], [0.0, 6.0]]),
+                       planning_obstacles.load_obstacles(obstacles))
+    soles = planning_obstacles.foot_outline(track.positions, track.headings, dog).reshape(-1, 2)
+    assert room.clearance(soles).min() > 0.0  # every paw inside the walls, off the table and the post
+    times = np.arange(0.0, 12.01, 0.5)
+    target = target_file(tmp_path / "target.json", times, circling(times, speed=1.0))
+    proc = run_cli("plan", "--follow", target, "--from", 4, -1, "--character", "dog", "--output", output)
+    assert proc.returncode == 0, proc.stderr
+    track = solver("track").load_track(output)
+    mid_stance = 0.5 * (track.contact + track.liftoff)
+    where = solver("planning.target").load_target(target)(mid_stance)
+    assert track.character == "dog"
+    assert np.linalg.norm(track.positions[:, :2] - where, axis=1)[mid_stance >= 2.0].max() <= 2.0
+
+
+def test_a_planned_sole_off_the_area_or_on_an_obstacle_is_refused(addon, solver):
+    """The command's last check before it writes: should a planner put a sole outside --area or on an obstacle,
+    that footprint is named and nothing is written."""
+    check = importlib.import_module(f"{addon}.footprint_addon.cli")._check_soles
+    planning_obstacles, wander = solver("planning.obstacles"), solver("planning.wander")
+    human = solver("character").preset("human")
+    room = wander.Area(np.array([[0.0, 0.0], [6.0, 0.0], [6.0, 5.0], [0.0, 5.0]]),
+                       planning_obstacles.Obstacles((np.array(FURNITURE[0][1]),), ("table",)))
+    args = argparse.Namespace(area=list(ROOM))
+
+    def track(x, y):
+        return solver("track").make_track(["L", "R"], [[2.9, 2.5, 0.0], [x, y, 0.0]], [0.0, 0.0], [0.0, 0.5],
+                                          [0.4, 1.0], character="human")
+
+    check(track(3.1, 2.5), human, room, args)  # inside, off the table: passes
+    for (x, y), message in (((5.95, 2.5), "footprint 1 (R at (5.95, 2.50), 0.50 s) with its sole outside --area"),
+                            ((4.0, 1.4), "footprint 1 (R at (4.00, 1.40), 0.50 s) with its sole on table")):
+        with pytest.raises(solver("errors").PlanningError, match=re.escape(message)):
+            check(track(x, y), human, room, args)

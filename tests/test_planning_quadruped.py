@@ -44,7 +44,7 @@ def river(stones_module, seed, gap_at=None):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_a_dog_crosses_a_river_on_the_stones(solver, seed):
-    stones, plans = solver("planning.stones"), solver("planning.quadruped_plans")
+    stones, plans = solver("planning.stones"), solver("planning.four_legs.crossing")
     dog = solver("character").preset("dog")
     field, start, goal = river(stones, seed)
     plan = plans.crossing_plan(field, start, goal, dog)
@@ -68,7 +68,7 @@ def test_a_dog_crosses_a_river_on_the_stones(solver, seed):
     assert abs(plan.rest_error) <= 0.5 * stride
     assert (stone[-4:] == len(field) - 7).all() and (stone[:4] == 0).all()
     # No foot steps beyond its reach: what a foot's step over the longest gap the gait flies measures, and a
-    # margin (quadruped_plans.REACH_MARGIN); well under the dog's 2 strides and 2 body lengths.
+    # margin (four_legs.crossing.REACH_MARGIN); well under the dog's 2 strides and 2 body lengths.
     assert plan.reach < 2.0 * stride + 2.0 * 0.66
     for foot in dog.feet:
         mine = np.flatnonzero(track.feet == foot)
@@ -92,13 +92,14 @@ def test_a_river_with_no_crossing_names_the_gap(solver):
 
 
 def test_a_dog_goes_round_the_obstacles(solver):
-    obstacles, plans = solver("planning.obstacles"), solver("planning.quadruped_plans")
+    obstacles, body = solver("planning.obstacles"), solver("planning.four_legs.body")
+    around_module, crossing = solver("planning.four_legs.around"), solver("planning.four_legs.crossing")
     dog = solver("character").preset("dog")
-    radius = plans.body_radius(dog)
+    radius = body.body_radius(dog)
     assert radius == pytest.approx(0.5 * (0.263 + 0.395) + 0.125)  # half hind-to-fore hips, the hips' half-width
     around = obstacles.Obstacles((box(0.0, 3.0, 1.0, 0.3), box(0.3, 6.0, 0.2, 0.2), box(-0.8, 8.5, 2.0, 0.2)),
                                  ("wall", "post", "bench"))
-    track = plans.footprints_around(np.array([[0.0, 0.0, 0.0], [0.0, 11.0, 0.0]]), around, dog)
+    track = around_module.footprints_around(np.array([[0.0, 0.0, 0.0], [0.0, 11.0, 0.0]]), around, dog)
     soles = obstacles.foot_outline(track.positions, track.headings, dog).reshape(-1, 2)
     assert around.distance(soles)[0].min() > 0.0
     assert track.positions[:, 1].max() > 9.5  # it got past them all
@@ -110,20 +111,20 @@ def test_a_dog_goes_round_the_obstacles(solver):
     stones = solver("planning.stones")
     field = stones.Stones(np.array([[0.0, 0.0, 0.0], [0.0, 3.6, 0.0], [0.0, 8.5, 0.0]]), np.array([2.5, 0.6, 3.0]))
     post = obstacles.Obstacles((box(0.0, 8.0, 0.2, 0.2),), ("post",))
-    plan = plans.crossing_plan(field, (0.0, 0.0), (0.0, 10.0), dog, obstacles=post)
+    plan = crossing.crossing_plan(field, (0.0, 0.0), (0.0, 10.0), dog, obstacles=post)
     motion = solver("biped").solve(plan.track, dog)
     assert post.distance(motion.body_points[:, :, :2].reshape(-1, 2))[0].min() >= radius
     assert post.distance(obstacles.foot_outline(plan.track.positions, plan.track.headings, dog).reshape(-1, 2))[
         0].min() > 0.0
     wall = obstacles.Obstacles((box(0.0, 6.5, 7.0, 0.2),), ("wall",))  # across the far bank: no way round
     with pytest.raises(solver("errors").PlanningError, match="keeps a dog's body clear of the obstacles: wall stands"):
-        plans.plan_crossing(field, (0.0, 0.0), (0.0, 10.0), dog, obstacles=wall)
+        crossing.plan_crossing(field, (0.0, 0.0), (0.0, 10.0), dog, obstacles=wall)
 
 
 @pytest.mark.parametrize("seed", range(2))
 def test_a_minute_of_a_dog_wandering_stays_in_the_room(solver, seed):
     wander, obstacles = solver("planning.wander"), solver("planning.obstacles")
-    plans = solver("planning.quadruped_plans")
+    body = solver("planning.four_legs.body")
     dog = solver("character").preset("dog")
     area = wander.Area(box(0.0, 0.0, 9.0, 7.0), obstacles.Obstacles(
         (box(1.5, 1.0, 1.0, 1.0), box(-2.0, -1.0, 0.4, 2.0), box(-0.5, 2.0, 0.4, 0.4)), ("table", "screen", "post")))
@@ -133,7 +134,7 @@ def test_a_minute_of_a_dog_wandering_stays_in_the_room(solver, seed):
     assert area.clearance(soles).min() > 0.0  # every paw inside the walls, off every obstacle
     motion = solver("biped").solve(track, dog)
     masses = motion.body_points[:, :, :2].reshape(-1, 2)
-    assert area.clearance(masses).min() >= plans.body_radius(dog)
+    assert area.clearance(masses).min() >= body.body_radius(dog)
     assert motion.report["non_physical_force"]["mean"] < 0.05
     assert np.ptp(track.positions[:, 0]) > 3.0 and np.ptp(track.positions[:, 1]) > 2.0  # it goes about
     other = wander.wander(dog, area, (0.0, -2.3), 0.0, 60.0, seed=seed + 10)
@@ -169,7 +170,7 @@ def test_footprints_along_a_curve_take_a_dog_round_the_obstacles(addon, clean):
 
     solver = lambda name: importlib.import_module(f"{addon}.{name}")  # noqa: E731
     dog = solver("solver.character").preset("dog")
-    radius = solver("solver.planning.quadruped_plans").body_radius(dog)
+    radius = solver("solver.planning.four_legs.body").body_radius(dog)
     obstacles = bpy.data.collections.new("Obstacles")
     bpy.context.scene.collection.children.link(obstacles)
     made = []

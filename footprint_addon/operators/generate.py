@@ -10,7 +10,7 @@ from mathutils import geometry
 from ...solver import footpath, running
 from ...solver.character import preset
 from ...solver.errors import FootprintError, PathError, PlanningError
-from ...solver.planning import quadruped_plans
+from ...solver.planning.four_legs.around import path_around
 from ...solver.planning.obstacles import bend_path, foot_outline, path_clearance
 from ...solver.quadruped import gait_track, gaits, jumps as jumps_module
 from ...solver.quadruped.ground import PathGround, Polyline
@@ -324,7 +324,7 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
         obstacles = obstacles_of(around, depsgraph, character, points[:, 2].min(), points[:, 2].max())[0] \
             if around is not None else None
         if obstacles is not None and len(obstacles):  # the body's path bent round them, its corners rounded
-            bent = quadruped_plans.path_around(points, obstacles, character)
+            bent = path_around(points, obstacles, character)
             points = np.column_stack([bent, np.full(len(bent), points[0, 2])])
         path = Polyline(points)  # §3.4 runs a Catmull-Rom spline through them)
         objects = terrain_objects(terrain, ground)
@@ -409,7 +409,7 @@ def feet_off(track, obstacles, character):
 
 
 BIPED_ONLY = ("runner", "run_start", "run_stop")  # options a quadruped refuses (its gait and speed are its own; a
-# path bent round obstacles is rounded for its long body: quadruped_plans.path_around)
+# path bent round obstacles is rounded for its long body: four_legs.around.path_around)
 
 
 def _is_quadruped(name):

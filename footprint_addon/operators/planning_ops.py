@@ -276,7 +276,7 @@ class FOOTPRINT_OT_plan_crossing(bpy.types.Operator):
 
 class _StepAtATime:
     """Wander and Follow: a biped planned a step at a time (a quadruped its body's path a stride at a time, its
-    gait laid along it: solver/planning/quadruped_plans.py) from the active empty (or the 3D cursor) in the
+    gait laid along it: solver/planning/four_legs/) from the active empty (or the 3D cursor) in the
     Planning panel's area, around its obstacles, written as a track at the start's height."""
 
     bl_options = {"REGISTER", "UNDO"}

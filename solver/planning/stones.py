@@ -221,8 +221,8 @@ def plan_crossing(ground, start, goal, character: Character, start_time: float =
     the step lengths (vdP97 §4.1: steps past LEAP_THRESHOLD l_nom leap). With obstacles (obstacles.Obstacles):
     no foothold within half a foot of one, no step whose line comes within the body's radius of one.
     PlanningError names the gap where no plan exists."""
-    if character.is_quadruped:  # its body's route across, the gait laid along it and checked (quadruped_plans)
-        from .quadruped_plans import plan_crossing as quadruped_crossing
+    if character.is_quadruped:  # its body's route across, the gait laid along it and checked (four_legs.crossing)
+        from .four_legs.crossing import plan_crossing as quadruped_crossing
         return quadruped_crossing(ground, start, goal, character, start_time, obstacles)
     stones = ground if isinstance(ground, Stones) else None
     holds = stone_footholds(ground) if stones is not None else ground

@@ -21,7 +21,7 @@ from ..character import Character
 from ..errors import PlanningError
 from ..timing import step_timing
 from ..track import Track, make_track, validate
-from . import quadruped_plans
+from .four_legs import wander as four_legged
 from .obstacles import Obstacles, path_clearance
 
 LOOK_AHEAD = 3  # steps: how far ahead a candidate heading must stay clear
@@ -68,9 +68,9 @@ class StepPlanner:
 
     def __init__(self, character: Character, area: Area, start, heading: float, start_time: float = 0.0,
                  height: float = 0.0):
-        if character.is_quadruped:  # wander() and follow() take it to quadruped_plans
+        if character.is_quadruped:  # wander() and follow() take it to four_legs.wander
             raise PlanningError(f"footprint-at-a-time plans are for bipeds; {character.name!r} has four legs: "
-                                "quadruped_plans.BodyPathPlanner plans its body's path a stride at a time")
+                                "four_legs.wander.BodyPathPlanner plans its body's path a stride at a time")
         self.character, self.area, self.height = character, area, height
         self.clearance = path_clearance(character)
         start = np.asarray(start, dtype=float)[:2]
@@ -160,7 +160,7 @@ def wander(character: Character, area: Area, start, heading: float, seconds: flo
     """vdP97 §4.2's random wandering: steps of STEP_LENGTH, the wished-for heading drifting by a random turn
     each step, for `seconds` from standing at `start` facing `heading`."""
     if character.is_quadruped:  # its body's path a stride at a time, the gait laid along it
-        return quadruped_plans.wander(character, area, start, heading, seconds, seed, start_time)
+        return four_legged.wander(character, area, start, heading, seconds, seed, start_time)
     rng = np.random.default_rng(seed)
     planner = StepPlanner(character, area, start, heading, start_time)
     length = STEP_LENGTH * character.leg_length_nominal
@@ -176,7 +176,7 @@ def follow(character: Character, target, start, heading: float, seconds: float, 
     follower's shortest and longest step)."""
     area = area or Area.unbounded()
     if character.is_quadruped:  # its body's path a stride at a time, the gait laid along it
-        return quadruped_plans.follow(character, target, start, heading, seconds, area, start_time)
+        return four_legged.follow(character, target, start, heading, seconds, area, start_time)
     planner = StepPlanner(character, area, start, heading, start_time)
     l_nom = character.leg_length_nominal
     shortest, longest = FOLLOW_STEP[0] * l_nom, FOLLOW_STEP[1] * l_nom

@@ -653,7 +653,7 @@ def parser():
                              '"footprint-obstacles", "version": 1, "obstacles": [{"name": n, "outline": [[x, y], '
                              "...]}, ...]}")
     common.add_argument("--character", default="human", metavar="NAME",
-                        help="a preset (default human; a quadruped where its planner takes one)")
+                        help="a biped or quadruped preset (default human)")
     common.add_argument("--output", required=True, metavar="TRACK.json",
                         help="track JSON to write, atomically; nothing written on any error")
     plan.set_defaults(run=_plan)

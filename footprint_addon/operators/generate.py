@@ -11,7 +11,7 @@ from ...solver import footpath, running
 from ...solver.character import preset
 from ...solver.errors import FootprintError, PathError, PlanningError
 from ...solver.planning.four_legs.around import path_around
-from ...solver.planning.obstacles import bend_path, foot_outline, path_clearance
+from ...solver.planning.obstacles import bend_path, feet_on_obstacles, path_clearance
 from ...solver.quadruped import gait_track, gaits, jumps as jumps_module
 from ...solver.quadruped.ground import PathGround, Polyline
 from ...solver.terrain import FlatTerrain
@@ -396,16 +396,10 @@ def bent_around(points, collection, depsgraph, character):
 
 
 def feet_off(track, obstacles, character):
-    """PlanningError naming the first footprint whose sole (obstacles.foot_outline) is inside an obstacle."""
-    if obstacles is None:
-        return
-    soles = foot_outline(track.positions, track.headings, character)
-    inside = obstacles.inside(soles.reshape(-1, 2)).reshape(len(track), -1, len(obstacles)).any(axis=1)
-    on = np.flatnonzero(inside.any(axis=1))
-    if len(on):
-        k = int(on[0])
-        raise PlanningError(f"footprint {k} ({track.feet[k]}) stands on {obstacles.names[np.argmax(inside[k])]} "
-                            f"even with the path bent round it")
+    """PlanningError naming the first footprint whose sole is inside an obstacle (obstacles.feet_on_obstacles)."""
+    on = feet_on_obstacles(track, obstacles, character)
+    if on is not None:
+        raise PlanningError(f"{on} even with the path bent round it")
 
 
 BIPED_ONLY = ("runner", "run_start", "run_stop")  # options a quadruped refuses (its gait and speed are its own; a

@@ -276,13 +276,25 @@ def footprints_around(points, obstacles: Obstacles, character: Character, step_l
     would still stand on."""
     bent = bend_path(points, obstacles, path_clearance(character))
     positions, headings, feet = footpath.footprints_along_path(bent, step_length, step_width, start_foot, corners=True)
-    outline = foot_outline(positions, headings, character)
-    distance, owner = obstacles.distance(outline.reshape(-1, 2)) if len(obstacles) else (np.zeros(1), None)
-    if distance.min() < 0.0:
-        k = int(np.argmin(distance))
-        raise PlanningError(f"footprint {k // outline.shape[1]} stands on {obstacles.names[owner[k]]}")
     contact, liftoff = timing_for_sequence(positions, "walk", character.time_unit, character.leg_length_nominal,
                                            start_time)
     track = make_track(feet, positions, headings, contact, liftoff, character=character.name)
     validate(track, allowed_feet=character.feet)
+    on = feet_on_obstacles(track, obstacles, character)
+    if on is not None:
+        raise PlanningError(on)
     return track
+
+
+def feet_on_obstacles(track, obstacles: Obstacles, character: Character):
+    """A message naming the first footprint whose sole (foot_outline: a paw's or a hoof's too) is inside an
+    obstacle, or None."""
+    if obstacles is None or not len(obstacles):
+        return None
+    soles = foot_outline(track.positions, track.headings, character)
+    inside = obstacles.inside(soles.reshape(-1, 2)).reshape(len(track), -1, len(obstacles)).any(axis=1)
+    on = np.flatnonzero(inside.any(axis=1))
+    if not len(on):
+        return None
+    k = int(on[0])
+    return f"footprint {k} ({track.feet[k]}) stands on {obstacles.names[int(np.argmax(inside[k]))]}"

@@ -43,16 +43,6 @@ def path_around(points, obstacles, character: Character):
     return path
 
 
-def feet_on_obstacles(track, obstacles, character):
-    """A message naming the first footprint whose sole (obstacles.foot_outline) is inside an obstacle, or None."""
-    soles = obstacles_module.foot_outline(track.positions, track.headings, character)
-    distance, owner = obstacles.distance(soles.reshape(-1, 2))
-    if distance.min() >= 0.0:
-        return None
-    k = int(np.argmin(distance))
-    return f"footprint {k // soles.shape[1]} ({track.feet[k // soles.shape[1]]}) stands on {obstacles.names[owner[k]]}"
-
-
 def masses_near(track, character, obstacles):
     """(distance, obstacle name, mass name): the solved hind and fore masses' closest approach to an obstacle."""
     from ... import biped  # the solver, only where a plan is checked against obstacles
@@ -72,10 +62,9 @@ def footprints_around(points, obstacles, character: Character, gait: str = "walk
     path = path_around(points, obstacles, character)
     line = Polyline(path)
     track = laid_to_end(character, [gait_track.Section(gait, speed, line.length)], line, stand)
-    if obstacles is not None and len(obstacles):
-        feet = feet_on_obstacles(track, obstacles, character)
-        if feet is not None:
-            raise PlanningError(feet)
+    feet = obstacles_module.feet_on_obstacles(track, obstacles, character)
+    if feet is not None:
+        raise PlanningError(feet)
     return track.replace(contact=track.contact + start_time, liftoff=track.liftoff + start_time)
 
 

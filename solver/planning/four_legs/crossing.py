@@ -31,7 +31,7 @@ from ...quadruped.ground import Polyline
 from .. import obstacles as obstacles_module
 from ..graph import cheapest, route
 from ..stones import MARGIN, Footholds, Reach, Stones, _gap_message, stone_footholds
-from .around import feet_on_obstacles, masses_near
+from .around import masses_near
 from .body import body_radius, path_clearance, round_or_refuse
 from .faces import SAMPLE, Faces
 from .reach import capability
@@ -119,7 +119,7 @@ def crossing_plan(ground, start, goal, character: Character, start_time: float =
                 continue
             if obstacles is None:
                 return Crossing(**outcome, tries=tries)
-            feet = feet_on_obstacles(outcome["track"], obstacles, character)
+            feet = obstacles_module.feet_on_obstacles(outcome["track"], obstacles, character)
             if feet is not None:
                 failures.append((math.inf, feet))
                 continue

@@ -142,6 +142,25 @@ def test_a_minute_of_a_dog_wandering_stays_in_the_room(solver, seed):
     assert not np.allclose(other.positions[:count], track.positions[:count])
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_a_dog_in_a_room_too_small_for_its_easy_turns_turns_tighter(solver, seed):
+    """A 6 x 5 m room with a table and a post leaves no circle of the dog's easiest turn (60 degrees a stride)
+    clear anywhere: it turns as tight as its path's corners are rounded instead (it walked 1.9 m out through the
+    wall when the clearest stride was taken); a room with no room to turn at all is named."""
+    wander, obstacles = solver("planning.wander"), solver("planning.obstacles")
+    body, errors = solver("planning.four_legs.body"), solver("errors")
+    dog = solver("character").preset("dog")
+    furniture = obstacles.Obstacles((box(4.0, 1.4, 0.8, 0.8), box(1.5, 3.5, 0.4, 0.4)), ("table", "post"))
+    area = wander.Area(box(3.0, 2.5, 6.0, 5.0), furniture)
+    track = wander.wander(dog, area, (3.0, 2.5), 0.0, 30.0, seed=seed)
+    soles = obstacles.foot_outline(track.positions, track.headings, dog).reshape(-1, 2)
+    assert area.clearance(soles).min() > 0.0
+    masses = solver("biped").solve(track, dog).body_points[:, :, :2].reshape(-1, 2)
+    assert area.clearance(masses).min() >= body.body_radius(dog)
+    with pytest.raises(errors.PlanningError, match="has no room to turn"):
+        wander.wander(dog, wander.Area(box(0.0, 0.0, 2.6, 9.0)), (0.0, 0.0), 0.0, 30.0)
+
+
 def test_a_dog_follows_within_two_metres(solver):
     wander = solver("planning.wander")
     dog = solver("character").preset("dog")

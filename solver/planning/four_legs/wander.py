@@ -72,12 +72,27 @@ class BodyPathPlanner:
         of the turns that are safe (the arc keeps the clearance, and from its end the sharpest turn's full circle
         to one side or the other does too: kept up, that circle is clear for ever, so a safe stride always has a
         safe next one), those whose arc kept up for LOOK_AHEAD strides stays clear, the one ending nearest the
-        wish (a heading, radians); else the safe one nearest it; else the clearest. Returns the stride's end."""
-        most = min(MAX_TURN, length / self.least_radius)
+        wish (a heading, radians); else the safe one nearest it. Where no turn within MAX_TURN is safe (a room
+        too small for its circles), the same among turns as tight as TURN_RADIUS; where none of those is either,
+        PlanningError: the area leaves the animal no room to turn. Returns the stride's end."""
+        for most in (min(MAX_TURN, length / self.least_radius), length / self.least_radius):
+            turns, chosen = self._safest(wish, length, most)
+            if chosen is not None:
+                break
+        else:
+            raise PlanningError(f"a {self.character.name} at ({self.point[0]:.2f}, {self.point[1]:.2f}) has no room "
+                                f"to turn: it turns no tighter than {self.least_radius:.2f} m and keeps "
+                                f"{self.clearance:.2f} m from walls and obstacles (a larger area, or fewer obstacles)")
+        arc = self._arcs(np.array([turns[chosen] / length]), length)[0]
+        self.points.extend(arc)
+        self.point, self.heading = arc[-1], self.heading + float(turns[chosen])
+        return self.point
+
+    def _safest(self, wish, length, most):
+        """(turns (T,), the index of the turn next_stride takes among those within +-most, or None)."""
         turns = np.linspace(-most, most, TURNS)
-        curvature = turns / length
         clearance = self.area.clearance
-        arcs = self._arcs(curvature, LOOK_AHEAD * length)  # (T, K, 2)
+        arcs = self._arcs(turns / length, LOOK_AHEAD * length)  # (T, K, 2)
         within = np.linspace(0.0, LOOK_AHEAD * length, arcs.shape[1] + 1)[1:] <= length + 1e-9
         clear = clearance(arcs.reshape(-1, 2)).reshape(arcs.shape[:2])
         stride_clear = clear[:, within].min(axis=1) >= self.clearance
@@ -94,14 +109,8 @@ class BodyPathPlanner:
         off_wish = np.abs((heading - wish + math.pi) % (2 * math.pi) - math.pi)
         for allowed in (safe & ahead_clear, safe):
             if allowed.any():
-                chosen = int(np.argmin(np.where(allowed, off_wish, np.inf)))
-                break
-        else:
-            chosen = int(np.argmax(clear[:, within].min(axis=1)))
-        arc = self._arcs(curvature[[chosen]], length)[0]
-        self.points.extend(arc)
-        self.point, self.heading = arc[-1], self.heading + float(turns[chosen])
-        return self.point
+                return turns, int(np.argmin(np.where(allowed, off_wish, np.inf)))
+        return turns, None
 
     def path(self):
         return np.array(self.points)

@@ -351,31 +351,6 @@ def _naming_start(what):
         raise
 
 
-def _check_soles(track, character, area, args):
-    """Refuse to write a planned track a sole of which leaves the --area rectangle or stands on an obstacle (the
-    planners promise neither happens; should one break it, nothing is written and the footprint is named)."""
-    from ..solver.errors import PlanningError
-    from ..solver.planning import obstacles as planning_obstacles
-
-    soles = planning_obstacles.foot_outline(track.positions, track.headings, character)  # (N, P, 2)
-    inside = -planning_obstacles.Obstacles((area.outline,)).distance(soles.reshape(-1, 2))[0]  # the walls alone
-    walls = inside.reshape(soles.shape[:2]).min(axis=1) if args.area is not None else np.full(len(track), np.inf)
-    if len(area.obstacles):
-        distance, owner = area.obstacles.distance(soles.reshape(-1, 2))
-        on = distance.reshape(soles.shape[:2]).min(axis=1)
-        owner = owner.reshape(soles.shape[:2])[np.arange(len(track)), distance.reshape(soles.shape[:2]).argmin(axis=1)]
-    else:
-        on, owner = np.full(len(track), np.inf), np.zeros(len(track), dtype=int)
-    bad = np.flatnonzero((walls < 0.0) | (on < 0.0))
-    if len(bad):
-        i = int(bad[0])
-        where = (f"outside --area {_shown(args.area)}" if walls[i] < 0.0 else
-                 f"on {area.obstacles.names[owner[i]]}")
-        raise PlanningError(f"the planner laid footprint {i} ({track.feet[i]} at ({track.positions[i, 0]:.2f}, "
-                            f"{track.positions[i, 1]:.2f}), {track.contact[i]:.2f} s) with its sole {where}: a "
-                            f"planning fault for a {character.name} here, nothing written (a larger area may do)")
-
-
 def _plan_wander(args, character, start, obstacles):
     from ..solver.planning import wander
 
@@ -390,7 +365,6 @@ def _plan_wander(args, character, start, obstacles):
     heading = math.radians(args.heading or 0.0)
     with _naming_start(what):
         track = wander.wander(character, area, start, heading, seconds, seed=args.seed or 0)
-    _check_soles(track, character, area, args)
     (x0, y0), (x1, y1) = area.outline[0], area.outline[2]
     return track, (f"{len(track)} footprints wandering {seconds:g} s in ({x0:g}, {y0:g})-({x1:g}, {y1:g}) from "
                    f"({start[0]:g}, {start[1]:g}), {track.contact.min():.2f} s to {track.liftoff.max():.2f} s")
@@ -420,7 +394,6 @@ def _plan_follow(args, character, start, obstacles):
         track = wander.follow(character, target, start, heading, seconds,
                               area=area if args.area is not None or obstacles is not None else None,
                               start_time=target.start)
-    _check_soles(track, character, area, args)
     mid_stance = 0.5 * (track.contact + track.liftoff)
     apart = np.linalg.norm(track.positions[:, :2] - target(mid_stance), axis=1)
     later = mid_stance >= target.start + 2.0  # once it has set off

@@ -4,10 +4,8 @@ naming the gap and writes nothing. `plan --wander SECONDS --area X0 Y0 X1 Y1` ke
 obstacles; `plan --follow TARGET.json` keeps within 2 m of the target; every refusal exits 1, names the culprit and
 leaves the output as it was."""
 
-import argparse
 import importlib
 import json
-import re
 
 import numpy as np
 import pytest
@@ -244,24 +242,3 @@ def test_plan_passes_a_quadruped_through(tmp_path, solver):
     where = solver("planning.target").load_target(target)(mid_stance)
     assert track.character == "dog"
     assert np.linalg.norm(track.positions[:, :2] - where, axis=1)[mid_stance >= 2.0].max() <= 2.0
-
-
-def test_a_planned_sole_off_the_area_or_on_an_obstacle_is_refused(addon, solver):
-    """The command's last check before it writes: should a planner put a sole outside --area or on an obstacle,
-    that footprint is named and nothing is written."""
-    check = importlib.import_module(f"{addon}.footprint_addon.cli")._check_soles
-    planning_obstacles, wander = solver("planning.obstacles"), solver("planning.wander")
-    human = solver("character").preset("human")
-    room = wander.Area(np.array([[0.0, 0.0], [6.0, 0.0], [6.0, 5.0], [0.0, 5.0]]),
-                       planning_obstacles.Obstacles((np.array(FURNITURE[0][1]),), ("table",)))
-    args = argparse.Namespace(area=list(ROOM))
-
-    def track(x, y):
-        return solver("track").make_track(["L", "R"], [[2.9, 2.5, 0.0], [x, y, 0.0]], [0.0, 0.0], [0.0, 0.5],
-                                          [0.4, 1.0], character="human")
-
-    check(track(3.1, 2.5), human, room, args)  # inside, off the table: passes
-    for (x, y), message in (((5.95, 2.5), "footprint 1 (R at (5.95, 2.50), 0.50 s) with its sole outside --area"),
-                            ((4.0, 1.4), "footprint 1 (R at (4.00, 1.40), 0.50 s) with its sole on table")):
-        with pytest.raises(solver("errors").PlanningError, match=re.escape(message)):
-            check(track(x, y), human, room, args)

@@ -73,3 +73,19 @@ def test_a_start_by_a_wall_is_named(solver):
     area = wander.Area(box(0.0, 0.0, 6.0, 5.0))
     with pytest.raises(errors.PlanningError, match=r"the start \(2.95, 0.00\) is within"):
         wander.wander(solver("character").preset("human"), area, (2.95, 0.0), 0.0, 10.0)
+
+
+def test_a_sole_off_the_area_or_on_an_obstacle_is_named(solver):
+    """The planners' last check (wander and follow, bipeds and quadrupeds): a footprint whose sole leaves the
+    walls or stands on an obstacle is named."""
+    wander, obstacles = solver("planning.wander"), solver("planning.obstacles")
+    human = solver("character").preset("human")
+    room = wander.Area(box(3.0, 2.5, 6.0, 5.0), obstacles.Obstacles((box(4.0, 1.4, 0.8, 0.8),), ("table",)))
+
+    def track(x, y):
+        return solver("track").make_track(["L", "R"], [[2.9, 2.5, 0.0], [x, y, 0.0]], [0.0, 0.0], [0.0, 0.5],
+                                          [0.4, 1.0], character="human")
+
+    assert room.feet_outside(track(3.1, 2.5), human) is None
+    assert room.feet_outside(track(5.95, 2.5), human) == "footprint 1 (R at (5.95, 2.50), 0.50 s) stands outside the walls"
+    assert room.feet_outside(track(4.0, 1.4), human) == "footprint 1 (R at (4.00, 1.40), 0.50 s) stands on table"

@@ -22,7 +22,7 @@ from ..errors import PlanningError
 from ..timing import step_timing
 from ..track import Track, make_track, validate
 from .four_legs import wander as four_legged
-from .obstacles import Obstacles, path_clearance
+from .obstacles import Obstacles, foot_outline, path_clearance
 
 LOOK_AHEAD = 3  # steps: how far ahead a candidate heading must stay clear
 MAX_TURN = math.radians(30.0)  # per step: a walking human turns up to about this much a step
@@ -46,6 +46,22 @@ class Area:
     def unbounded(cls, obstacles: Obstacles = Obstacles(())) -> "Area":
         """No walls: a square NO_WALLS metres from the origin each way."""
         return cls(np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]) * NO_WALLS, obstacles)
+
+    def feet_outside(self, track, character: Character):
+        """A message naming the first footprint whose sole (obstacles.foot_outline: a paw's, a hoof's too) leaves
+        the walls or stands on an obstacle, or None."""
+        soles = foot_outline(track.positions, track.headings, character)  # (N, P, 2)
+        clear = self.clearance(soles.reshape(-1, 2)).reshape(soles.shape[:2])
+        bad = np.flatnonzero(clear.min(axis=1) < 0.0)
+        if not len(bad):
+            return None
+        i = int(bad[0])
+        p = track.positions[i]
+        if not Obstacles((self.outline,)).inside(soles[i]).all():
+            where = "outside the walls"
+        else:
+            where = f"on {self.obstacles.names[int(np.argmax(self.obstacles.inside(soles[i]).any(axis=0)))]}"
+        return f"footprint {i} ({track.feet[i]} at ({p[0]:.2f}, {p[1]:.2f}), {track.contact[i]:.2f} s) stands {where}"
 
     def clearance(self, points):
         """(N,) how far each point (N, 2) is from the nearest wall or obstacle (negative outside or inside)."""
@@ -160,13 +176,24 @@ def wander(character: Character, area: Area, start, heading: float, seconds: flo
     """vdP97 §4.2's random wandering: steps of STEP_LENGTH, the wished-for heading drifting by a random turn
     each step, for `seconds` from standing at `start` facing `heading`."""
     if character.is_quadruped:  # its body's path a stride at a time, the gait laid along it
-        return four_legged.wander(character, area, start, heading, seconds, seed, start_time)
+        return _kept_in(area, four_legged.wander(character, area, start, heading, seconds, seed, start_time),
+                        character)
     rng = np.random.default_rng(seed)
     planner = StepPlanner(character, area, start, heading, start_time)
     length = STEP_LENGTH * character.leg_length_nominal
     while planner.contact[-1] < start_time + seconds:  # a step at a time, as the character would decide
         planner.next_footprint(planner.heading + rng.normal(0.0, WANDER_TURN), length)
-    return planner.track()
+    return _kept_in(area, planner.track(), character)
+
+
+def _kept_in(area: Area, track: Track, character: Character) -> Track:
+    """The track, once every sole is checked inside the walls and off the obstacles (the planners keep their
+    paths the clearance from both: should one fail, PlanningError names the footprint rather than a track
+    walking through a wall)."""
+    outside = area.feet_outside(track, character)
+    if outside is not None:
+        raise PlanningError(f"{outside}: a planning fault for a {character.name} here (a larger area may do)")
+    return track
 
 
 def follow(character: Character, target, start, heading: float, seconds: float, area: Area | None = None,
@@ -176,7 +203,8 @@ def follow(character: Character, target, start, heading: float, seconds: float, 
     follower's shortest and longest step)."""
     area = area or Area.unbounded()
     if character.is_quadruped:  # its body's path a stride at a time, the gait laid along it
-        return four_legged.follow(character, target, start, heading, seconds, area, start_time)
+        return _kept_in(area, four_legged.follow(character, target, start, heading, seconds, area, start_time),
+                        character)
     planner = StepPlanner(character, area, start, heading, start_time)
     l_nom = character.leg_length_nominal
     shortest, longest = FOLLOW_STEP[0] * l_nom, FOLLOW_STEP[1] * l_nom
@@ -186,4 +214,4 @@ def follow(character: Character, target, start, heading: float, seconds: float, 
         offset = goal - planner.centre
         wish = math.atan2(-offset[0], offset[1])
         planner.next_footprint(wish, float(np.clip(np.hypot(*offset) - FOLLOW_DISTANCE, shortest, longest)))
-    return planner.track()
+    return _kept_in(area, planner.track(), character)

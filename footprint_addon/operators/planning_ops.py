@@ -14,6 +14,7 @@ from ...solver.character import preset
 from ...solver.errors import PlanningError
 from ...solver.planning import stones, wander
 from ...solver.planning.obstacles import Obstacles
+from ...solver.planning.target import Target
 from ...solver.planning.timing_optimisation import optimise_timing
 from .. import bake, scene_clock, scene_io
 from ..rigs import MissingBonesError, bind
@@ -27,7 +28,6 @@ HEAD_HEIGHT = 2.0  # l_nom over the ground: an obstacle entirely higher is overh
 # hip heights: Drillis and Contini 1966, hip height 0.53 of stature)
 GROUND_TOLERANCE = 0.01  # metres: an object reaching no higher than this over the ground is the ground itself
 THIN = 0.005  # metres: an obstacle without area in plan (a wall made of one upright face) gets this half-thickness
-NO_WALLS = 1e5  # metres: the half-width of the follower's square world when no area walls it in
 MAX_TARGET_SAMPLES = 2000  # frames sampled along a target's path (every frame, up to this many)
 
 
@@ -163,7 +163,7 @@ def area_of(obj, depsgraph, obstacles) -> wander.Area:
 
 def target_path(scene, obj):
     """The object's world location over the scene's frame range (every frame, up to MAX_TARGET_SAMPLES of
-    them) as target(times) -> (N, 2), interpolated between frames (track seconds: 0 at the start frame, held
+    them) as a planning.target.Target, interpolated between frames (track seconds: 0 at the start frame, held
     before and after the range); the scene's current frame is put back."""
     frames = np.unique(np.linspace(scene.frame_start, scene.frame_end,
                                    min(scene.frame_end - scene.frame_start + 1, MAX_TARGET_SAMPLES)).round())
@@ -175,13 +175,9 @@ def target_path(scene, obj):
             where[k] = tuple(obj.matrix_world.translation)[:2]
     finally:
         scene.frame_set(current[0], subframe=current[1])
-    times = np.array([scene_clock.seconds(scene, f) for f in frames])
-
-    def target(at):
-        at = np.asarray(at, dtype=float)
-        return np.stack([np.interp(at, times, where[:, 0]), np.interp(at, times, where[:, 1])], axis=-1)
-
-    return target
+    if len(frames) < 2:  # a one-frame range: held there
+        frames, where = np.append(frames, frames[0] + 1), np.repeat(where, 2, axis=0)
+    return Target(np.array([scene_clock.seconds(scene, f) for f in frames]), where)
 
 
 def facing(matrix):
@@ -335,7 +331,7 @@ class FOOTPRINT_OT_plan_follow(_StepAtATime, bpy.types.Operator):
     def area(self, context, depsgraph, obstacles):
         area = super().area(context, depsgraph, obstacles)
         if area is None and len(obstacles):  # no walls, the obstacles all the same
-            area = wander.Area(NO_WALLS * np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]), obstacles)
+            area = wander.Area.unbounded(obstacles)
         return area
 
     def plan(self, context, character, start, heading, area):

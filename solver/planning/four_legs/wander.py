@@ -147,7 +147,7 @@ def follow(character: Character, target, start, heading: float, seconds: float, 
     will be when it ends, at a speed that closes on FOLLOW_DISTANCE behind it (the gait by Froude number:
     gaits.choose's `auto`), changing by at most SPEED_CHANGE a stride."""
     from ..wander import Area  # (wander dispatches here)
-    area = area or Area(np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]) * 1e5)
+    area = area or Area.unbounded()
     h = character.leg_length_nominal
     slowest, fastest = (math.sqrt(f * GRAVITY * h) for f in FOLLOW_SPEEDS)
     planner = BodyPathPlanner(character, area, start, heading)

@@ -271,3 +271,32 @@ def test_optimise_timing_lowers_the_energy_and_undoes(clean, modules, capfd):
     with pytest.raises(RuntimeError, match=r"slack -0.1 s: .*slack must be zero or more"):
         bpy.ops.footprint.optimise_timing()
     assert snapshot() == before
+
+
+def test_a_dog_crosses_mesh_stones_with_a_flight_over_each_gap(clean, modules):
+    """Plan Across Stones with a dog on a collection's meshes (footholds cast onto them, as for a human): every paw
+    on a top face (Blender's ray casts), all four feet up over each gap, the track solved as baked."""
+    objects = [cylinder("Bank", 0.0, 0.0, 2.5, 0.0), cylinder("Stone", 0.1, 3.4, 0.65, 0.03),
+               cylinder("Far Bank", 0.0, 6.8, 2.5, 0.0)]
+    stones = collection("Stones", objects)
+    settings = bpy.context.scene.footprint_planning
+    settings.surfaces, settings.character = stones, "dog"
+    settings.start, settings.goal = empty("Start", (0, 0, 0)), empty("Goal", (0, 6.8, 0))
+    assert bpy.ops.footprint.plan_crossing() == {"FINISHED"}
+    coll = bpy.context.scene.footprint.active_track
+    track = modules("footprint_addon.scene_io").read_track(coll)
+    assert track.character == "dog" and set(track.feet) == {"LH", "RH", "LF", "RF"}
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    stood_on = []
+    for point in track.positions:  # each paw's support point on a top face, at its height
+        hit, location, normal, _i, what, _m = bpy.context.scene.ray_cast(
+            depsgraph, Vector((point[0], point[1], 10.0)), Vector((0, 0, -1)))
+        assert hit and what.name in stones.objects and abs(location.z - point[2]) < 2e-3, (point, what)
+        stood_on.append(what.name)
+    assert "Stone" in stood_on and stood_on[:4] == ["Bank"] * 4 and stood_on[-4:] == ["Far Bank"] * 4
+    order = np.argsort(track.contact, kind="stable")
+    gaps = np.flatnonzero(np.maximum.accumulate(track.liftoff[order])[:-1] < track.contact[order][1:] - 1e-6)
+    onto = {stood_on[order[k + 1]] for k in gaps}
+    assert {"Stone", "Far Bank"} <= onto, onto  # flown onto the stone and off it
+    motion = modules("solver.biped").solve(track)
+    assert motion.report["non_physical_force"]["mean"] < 0.05

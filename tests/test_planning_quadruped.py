@@ -220,3 +220,26 @@ def test_footprints_along_a_curve_take_a_dog_round_the_obstacles(addon, clean):
     for _obj, centre, half in made:
         clear = np.linalg.norm(np.maximum(np.abs(masses - centre) - half, 0.0), axis=1)
         assert clear.min() >= radius, clear.min()
+
+
+def test_a_dog_crosses_between_big_banks_off_their_centres(solver):
+    """Banks 20 m across, a metre apart, the start and goal near their edges: the route's nodes reach out to the
+    banks' edges (six rings close round the centre left the edges, and the start 8 m out, unreachable)."""
+    stones = solver("planning.stones")
+    dog = solver("character").preset("dog")
+    field = stones.Stones(np.array([[0.0, 0.0, 0.0], [0.0, 21.0, 0.0]]), np.array([10.0, 10.0]))
+    track = stones.plan_crossing(field, (0.0, 8.0), (0.0, 13.0), dog)
+    assert track.positions[:4, 1].mean() < 10.0 < 11.0 < track.positions[-4:, 1].mean()
+    assert stones.leaps(track) >= 1  # over the metre of water
+
+
+def test_stones_too_small_to_set_off_from_are_named_not_a_climb(solver):
+    """Two stones 1.4 m across, 1.6 m apart: a leap the dog makes, but neither stone gives it the run-up to set
+    off or the room to stop; the message says so (it named a climb of 0.00 m)."""
+    stones = solver("planning.stones")
+    dog = solver("character").preset("dog")
+    field = stones.Stones(np.array([[0.0, 0.0, 0.0], [0.0, 3.0, 0.0]]), np.array([0.7, 0.7]))
+    with pytest.raises(solver("errors").PlanningError) as error:
+        stones.plan_crossing(field, (0.0, 0.0), (0.0, 3.0), dog)
+    message = str(error.value)
+    assert "1.62 m away, within a leap, but a dog needs" in message and "climb" not in message, message

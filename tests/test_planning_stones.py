@@ -230,3 +230,26 @@ def test_a_large_field_without_a_crossing_names_the_gap_in_little_memory(solver)
     assert positions[near, 0] <= 20.0 < 24.0 <= positions[far, 0], message  # the two banks of the river
     gap = float(message.split(", is ")[-1].split(" m away")[0])
     assert gap >= 4.0 - 2 * 0.05 and peak < 150e6, (message, peak)
+
+
+def test_the_gap_named_is_the_least_out_of_reach(solver):
+    """Stone 1 is 1.77 m from each bank but 3 m up; the banks are 4.52 m apart: the least-bad way across is the
+    long leap, and the message names it (a bound on the pairs weighed that stopped at the first route found named
+    the 1.77 m one)."""
+    stones_module, character = solver("planning.stones"), solver("character").preset("human")
+    stones = stones_module.Stones(np.array([[0, 0, 0], [0, 2.75, 3.0], [0, 5.5, 0]], float), np.full(3, 0.5))
+    with pytest.raises(solver("errors").PlanningError) as error:
+        stones_module.plan_crossing(stones, (0.0, 0.0), (0.0, 5.5), character)
+    assert re.search(r"stone 2 \(-?0\.00, 5\.50\), is 4\.52 m away, farther than the 1\.72 m", str(error.value)), error.value
+
+
+def test_a_walk_across_one_big_bank(solver):
+    """A bank 16 m across from its centre to near its edge: rings of footholds out to the edge a comfortable step
+    apart (four rings spread over 8 m parted by 2 m, more than a leap: "its footholds part by more than...")."""
+    stones_module, character = solver("planning.stones"), solver("character").preset("human")
+    bank = stones_module.Stones(np.zeros((1, 3)), np.array([8.0]))
+    track = stones_module.plan_crossing(bank, (0.0, 0.0), (0.0, 7.0), character)
+    order = np.argsort(track.contact, kind="stable")
+    step = np.linalg.norm(np.diff(track.positions[order, :2], axis=0), axis=1)
+    assert stones_module.leaps(track) == 0 and step.max() <= stones_module.Reach.of(character).walk
+    assert np.linalg.norm(track.positions[-2:, :2].mean(axis=0) - (0.0, 7.0)) < 0.1

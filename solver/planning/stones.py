@@ -33,8 +33,11 @@ STONES_VERSION = 1
 MAX_STONES = 10_000
 MARGIN = 0.01  # metres: a foothold's support point stays this far inside its stone's edge
 FOOTHOLD_SPACING = 0.12  # metres between a stone's footholds (rings around its centre)
-MAX_RINGS = 4  # a large stone (a bank, a raft) offers footholds on at most this many rings...
-RING_POINTS = 6  # ...the first with 6 points, the k-th with 6 k: at most 61 footholds per stone
+MAX_RINGS = 4  # a stone offers footholds on at most this many rings FOOTHOLD_SPACING apart...
+RING_POINTS = 6  # ...the first with 6 points, the k-th with 6 k: 61 footholds on a stone up to 0.5 m across...
+RING_GAP = 0.6  # l_nom: ...and a larger one (a bank, a raft) rings at most this far apart, within a comfortable step
+# (a bank 8 m across had four rings 2 m apart: farther than a leap, its footholds did not join up)...
+MOST_RINGS = 40  # ...up to this many (4,921 footholds: a bank 40 m across; past it the rings part wider)
 COMFORTABLE_STEP = 0.8  # l_nom: a walking step up to here (successive footprints) costs 1
 LONG_STEP_COST = 1.5  # a walking step up to LEAP_THRESHOLD l_nom: past it vdP97's timing makes a flight
 LEAP_COST = 4.0  # a leap: taken only where walking steps cannot get there, or would take four steps
@@ -158,12 +161,15 @@ class Footholds:
         return np.where(close[:, None], np.column_stack([points[:, :2], mine[k, 2]]), mine[k])
 
 
-def stone_footholds(stones: Stones) -> Footholds:
-    """Each stone's centre and rings of points FOOTHOLD_SPACING apart, all at least MARGIN inside its edge."""
+def stone_footholds(stones: Stones, ring_gap: float = math.inf) -> Footholds:
+    """Each stone's centre and rings of points FOOTHOLD_SPACING apart (on a large stone, evenly out to its edge,
+    at most ring_gap apart: RING_GAP l_nom), all at least MARGIN inside its edge."""
     usable = stones.radii - MARGIN
-    rings = np.minimum(np.floor(usable / FOOTHOLD_SPACING), MAX_RINGS).astype(int)
+    wide = np.where(usable > ring_gap, np.ceil(usable / ring_gap), 0.0)  # a large stone's rings, out to its edge
+    rings = np.minimum(np.maximum(np.minimum(np.floor(usable / FOOTHOLD_SPACING), MAX_RINGS), wide),
+                       MOST_RINGS).astype(int)
     points, owners = [stones.positions], [np.arange(len(stones))]
-    for ring in range(1, MAX_RINGS + 1):  # a handful of rings, every stone at once
+    for ring in range(1, int(rings.max(initial=0)) + 1):  # a handful of rings, every stone at once
         having = np.flatnonzero(rings >= ring)
         if not len(having):
             break
@@ -225,7 +231,7 @@ def plan_crossing(ground, start, goal, character: Character, start_time: float =
         from .four_legs.crossing import plan_crossing as quadruped_crossing
         return quadruped_crossing(ground, start, goal, character, start_time, obstacles)
     stones = ground if isinstance(ground, Stones) else None
-    holds = stone_footholds(ground) if stones is not None else ground
+    holds = stone_footholds(ground, RING_GAP * character.leg_length_nominal) if stones is not None else ground
     (first, start_point), (last, goal_point) = ground.under(start, "the start"), ground.under(goal, "the goal")
     ends = np.array([start_point, goal_point])
     points, owner = np.concatenate([holds.points, ends]), np.concatenate([holds.surface, [first, last]])
@@ -285,11 +291,12 @@ def leaps(track) -> int:
     return int((np.maximum.accumulate(track.liftoff[order])[:-1] < track.contact[order][1:]).sum())
 
 
-def _gap_message(holds: Footholds, first: int, last: int, reach: Reach, ends):
+def _gap_message(holds: Footholds, first: int, last: int, reach: Reach, ends, within: str | None = None):
     """The gap that stops the crossing: on the surface-to-surface route whose worst step is the least out of
     reach (the bottleneck route: graph.cheapest with the worst step for the sum), that worst step: its two
     surfaces, how far apart they are (each surface taken as the disc round its footholds: a stone's usable face
-    exactly) or how far one rises above the other, against how far the character leaps (climbs). Only pairs
+    exactly) or how far one rises above the other, against how far the character leaps (climbs); where it is
+    within both, `within` (a format string of {gap}, metres) says why it is not taken. Only pairs
     needing at most `bound` times the reach are weighed, the bound doubled until the goal is on a route: memory
     grows with the pairs near enough, not with the square of the surfaces."""
     count = len(holds.names)
@@ -299,14 +306,14 @@ def _gap_message(holds: Footholds, first: int, last: int, reach: Reach, ends):
     radii = np.zeros(count)
     np.maximum.at(radii, holds.surface, np.linalg.norm(holds.points[:, :2] - centres[holds.surface, :2], axis=1))
     widest = 2.0 * radii.max()
-    bound, worst = 2.0, np.full(count, np.inf)
-    while not np.isfinite(worst[last]):  # a handful of doublings: the bound passes the widest gap
+    bound, worst = 1.0, np.full(count, np.inf)
+    while not worst[last] <= bound:  # a handful of doublings: exact once the route's worst is within the bound
+        bound *= 2.0  # (a pair left out needs more than the bound)
         near, far = pairs_within(centres, bound * reach.leap + widest)
         across = np.maximum(np.linalg.norm(centres[far, :2] - centres[near, :2], axis=1) - radii[near] - radii[far],
                             0.0)
         need = np.maximum(across / reach.leap, np.abs(centres[far, 2] - centres[near, 2]) / reach.climb)  # > 1: out
         worst, previous = cheapest(count, near, far, need, first, combine=np.maximum)
-        bound *= 2.0
     path = route(previous, first, last)
     if len(path) < 2:  # the start and the goal on one surface whose footholds do not join up within reach
         return (f"no crossing from ({ends[0, 0]:.2f}, {ends[0, 1]:.2f}) to ({ends[1, 0]:.2f}, {ends[1, 1]:.2f}): both "
@@ -320,9 +327,11 @@ def _gap_message(holds: Footholds, first: int, last: int, reach: Reach, ends):
     near, far = path[k], path[k + 1]
     if gaps[k] > reach.leap:
         why = f"{gaps[k]:.2f} m away, farther than the {reach.leap:.2f} m this character leaps"
-    else:
+    elif abs(rises[k]) > reach.climb:
         why = (f"{abs(rises[k]):.2f} m {'above' if rises[k] > 0 else 'below'} it, more than the {reach.climb:.2f} m "
                "this character climbs")
+    else:  # within reach of each other, yet no step joins them: the caller knows why (a quadruped's run-up)
+        why = (within or "{gap:.2f} m away, within a leap, yet no step joins their footholds").format(gap=gaps[k])
     return (f"no crossing from ({ends[0, 0]:.2f}, {ends[0, 1]:.2f}) to ({ends[1, 0]:.2f}, {ends[1, 1]:.2f}): the "
             f"stones reachable end at {holds.names[near]} ({centres[near, 0]:.2f}, {centres[near, 1]:.2f}); the next "
             f"toward the goal, {holds.names[far]} ({centres[far, 0]:.2f}, {centres[far, 1]:.2f}), is {why}")

@@ -20,7 +20,7 @@ import numpy as np
 from ..character import Character
 from ..errors import PlanningError
 from ..timing import step_timing
-from ..track import Track, make_track, validate
+from ..track import MAX_DISTANCE, Track, make_track, validate
 from .four_legs import wander as four_legged
 from .obstacles import Obstacles, foot_outline, path_clearance
 
@@ -31,7 +31,8 @@ CANDIDATES = 13  # headings tried within +-MAX_TURN (or SHARP_TURN)
 WANDER_TURN = math.radians(12.0)  # the wanderer's random drift of heading per step (standard deviation)
 STEP_LENGTH = 0.75  # l_nom: a comfortable walking step (successive footprints), 0.65 m for the human
 FOLLOW_STEP = (0.35, 1.0)  # l_nom: the follower's shortest and longest step
-NO_WALLS = 1e5  # metres: 100 km each way, walls no follower reaches (its clearance is a distance to them)
+NO_WALLS = 4.0 * MAX_DISTANCE  # metres each way: walls past anywhere a track may be (its clearance is a distance
+# to them; at 100 km a follower starting 200 km out was refused as by a wall)
 FOLLOW_DISTANCE = 1.0  # metres: the follower closes to about this far behind its target
 
 

@@ -61,7 +61,7 @@ REACH_MARGIN = 1.25  # a foot's step (successive footprints) may be this times i
 @dataclass(frozen=True)
 class Crossing:
     """A quadruped's plan across stones: the track, the body's path (points (N, 2)), the jumps marked on it
-    ((start, length) metres along it), what they became (jumps.Flight), the gait and speed, and what was tried."""
+    ((start, length) metres along it), what they became (jumps.Flight), the gait and speed."""
 
     track: Track
     path: np.ndarray
@@ -71,7 +71,6 @@ class Crossing:
     speed: float
     rest_error: float  # metres along the path from the goal to where the body comes to rest
     reach: float  # metres: the longest step a foot may take (from one footprint to its next), as checked
-    tries: int
 
 
 def plan_crossing(ground, start, goal, character: Character, start_time: float = 0.0, obstacles=None) -> Track:
@@ -95,7 +94,7 @@ def crossing_plan(ground, start, goal, character: Character, start_time: float =
         widths = np.linspace(path_clearance(character), path_clearance(character) + body, 3)
     else:
         obstacles, widths = None, [None]
-    failures, tries, closest = [], 0, None
+    failures, closest = [], None
     no_route = True
     for clearance in widths:  # without obstacles: once
         for gait, froude in CANDIDATES:
@@ -112,20 +111,19 @@ def crossing_plan(ground, start, goal, character: Character, start_time: float =
             except PlanningError as exc:
                 failures.append((math.inf, str(exc)))
                 continue
-            outcome, count = _lay_across(faces, path, character, can, start_time)
-            tries += count
+            outcome = _lay_across(faces, path, character, can, start_time)
             if isinstance(outcome, tuple):
                 failures.append(outcome)
                 continue
             if obstacles is None:
-                return Crossing(**outcome, tries=tries)
+                return Crossing(**outcome)
             feet = obstacles_module.feet_on_obstacles(outcome["track"], obstacles, character)
             if feet is not None:
                 failures.append((math.inf, feet))
                 continue
             near = masses_near(outcome["track"], character, obstacles)
             if near[0] >= body_radius(character):
-                return Crossing(**outcome, tries=tries)
+                return Crossing(**outcome)
             closest = near if closest is None or near[0] > closest[0] else closest
             break  # a wider way next
     if no_route and obstacles is not None:  # the stones reach: the obstacles close the way
@@ -140,7 +138,7 @@ def crossing_plan(ground, start, goal, character: Character, start_time: float =
                                     f"{', '.join(names)} stand{'s' if len(names) == 1 else ''} in the way (its path "
                                     f"keeps {widths[0]:.2f} m from them)")
     if no_route:
-        raise PlanningError(_no_route_message(faces, ground, start, goal, ends, character, None))
+        raise PlanningError(_no_route_message(ground, start, goal, ends, character))
     if closest is not None and not failures:
         raise PlanningError(f"no crossing keeps a {character.name}'s body clear of the obstacles: the widest way "
                             f"brings its {closest[2]} mass {closest[0]:.2f} m from {closest[1]} (it keeps "
@@ -149,7 +147,7 @@ def crossing_plan(ground, start, goal, character: Character, start_time: float =
     raise PlanningError(failures[0][1])
 
 
-def _no_route_message(faces, ground, start, goal, ends, character, obstacles):
+def _no_route_message(ground, start, goal, ends, character):
     """The gap that stops every gait (stones._gap_message with the farthest-flying gait's reach), on the stones
     big enough to land on and take off from between leaps."""
     best = max((capability(character, g, math.sqrt(f * GRAVITY * character.leg_length_nominal))
@@ -157,24 +155,30 @@ def _no_route_message(faces, ground, start, goal, ends, character, obstacles):
     h = character.leg_length_nominal
     reach = Reach(best.longest_gap, best.longest_gap, best.longest_gap, MAX_CLIMB * h)
     coords = np.array([[*start, ends[0][1]], [*goal, ends[1][1]]])
+    within = (f"{{gap:.2f}} m away, within a leap, but a {character.name} needs {best.room:.2f} m of face to land and "
+              f"leap again, and {END_ROOM * best.stride:.2f} m to set off before its first leap and to stop after "
+              "its last")
     if isinstance(ground, Stones):
         usable = 2.0 * (ground.radii - MARGIN)
         big = np.flatnonzero((usable >= best.room) | np.isin(np.arange(len(ground)), [ends[0][0], ends[1][0]]))
         holds = stone_footholds(Stones(ground.positions[big], ground.radii[big]))
         holds = Footholds(holds.points, holds.surface, tuple(f"stone {i}" for i in big), holds.spacing)
         first, last = (int(np.flatnonzero(big == e[0])[0]) for e in ends)
-        message = _gap_message(holds, first, last, reach, coords)
+        message = _gap_message(holds, first, last, reach, coords, within)
         small = len(ground) - len(big)
         if small:
             message += (f" ({small} stone{'s are' if small != 1 else ' is'} too small for a {character.name} to land "
                         f"on and leap again: that needs {best.room:.2f} m across)")
     else:
-        message = _gap_message(ground, ends[0][0], ends[1][0], reach, coords)
-    message = message.replace("this character leaps", f"a {character.name} leaps at a {best.gait} of "
-                                                      f"{best.speed:.1f} m/s")
-    if obstacles is not None:
-        message += " (or the obstacles close the way)"
-    return message
+        message = _gap_message(ground, ends[0][0], ends[1][0], reach, coords, within)
+    return (message.replace("this character leaps", f"a {character.name} leaps at a {best.gait} of {best.speed:.1f} m/s")
+            .replace("this character climbs", f"a {character.name} climbs"))
+
+
+def ring_step(usable, can):
+    """(S,) metres between the rings of route nodes round each stone's centre (usable: its usable radius): NODE_SPACING
+    rooms, or wider on a stone too large for MAX_RINGS rings that close, spread out to half a room inside its edge."""
+    return np.maximum(NODE_SPACING * can.room, (usable - 0.5 * can.room) / MAX_RINGS)
 
 
 def _nodes(faces, start, goal, can):
@@ -185,13 +189,13 @@ def _nodes(faces, start, goal, can):
         usable = faces.stones.radii - MARGIN
         big = np.flatnonzero(2.0 * usable >= can.room)
         points, owners = [faces.stones.positions[big, :2]], [big]
-        spacing = NODE_SPACING * can.room
+        step = ring_step(usable, can)
         for ring in range(1, MAX_RINGS + 1):  # a handful of rings, every stone at once
-            having = big[usable[big] - 0.5 * can.room >= ring * spacing]
+            having = big[usable[big] - 0.5 * can.room >= ring * step[big] - 1e-9]
             if not len(having):
                 break
             angles = np.arange(RING_POINTS * ring) * (2.0 * math.pi / (RING_POINTS * ring))
-            ring_points = faces.stones.positions[having, None, :2] + ring * spacing * np.stack(
+            ring_points = faces.stones.positions[having, None, :2] + ring * step[having, None, None] * np.stack(
                 [np.cos(angles), np.sin(angles)], axis=-1)[None]
             points.append(ring_points.reshape(-1, 2))
             owners.append(np.repeat(having, len(angles)))
@@ -235,8 +239,11 @@ def _route(faces, start, goal, ends, can, character, obstacles, clearance):
     # half a room and a ring's spacing of its edge: lines onto it need be no longer).
     if faces.stones is not None:
         usable = faces.stones.radii - MARGIN
-        ringed = usable - 0.5 * can.room >= NODE_SPACING * can.room
-        side = max(float(usable[~ringed].max(initial=0.0)), (0.5 + NODE_SPACING) * can.room)
+        step = ring_step(usable, can)
+        ringed = usable - 0.5 * can.room >= step
+        # (a ring's next node, round it or out, lies about 1.05 steps away: 2 pi r k / (6 k))
+        side = max(float(usable[~ringed].max(initial=0.0)), 0.5 * can.room + 1.1 * float(step[ringed].max(initial=0.0)),
+                   (0.5 + NODE_SPACING) * can.room)
     else:
         side = can.room
     longest = can.longest_gap + 2.0 * side + can.room
@@ -321,7 +328,7 @@ def _stretches(faces, path: Polyline, lateral):
 
 def _lay_across(faces, points, character, can, start_time):
     """The gait laid along the rounded route with a standing start and stop, tuned to rest at the goal and
-    checked; (the Crossing's fields, lays tried) or ((footprints missed, message), lays tried).
+    checked: the Crossing's fields, or (footprints missed, message).
 
     Strides are whole and each leap's approach brings the footfalls into step with its gap, so the body comes
     to rest where the strides after the last leap take it: the stride counts and speeds (SPEED_STEPS) that rest
@@ -329,11 +336,10 @@ def _lay_across(faces, points, character, can, start_time):
     path = Polyline(points)
     jumps = _stretches(faces, path, can.lateral)
     h = character.leg_length_nominal
-    worst, tries = None, 0
+    worst = None
 
     def lay(speed, strides):
-        nonlocal worst, tries
-        tries += 1
+        nonlocal worst
         stride = gaits.stride_length(speed, h)
         try:
             laid = gait_track.layout(character, [gait_track.Section(can.gait, speed, (strides - 0.5) * stride)],
@@ -372,10 +378,10 @@ def _lay_across(faces, points, character, can, start_time):
                                   contact=track.contact + start_time, liftoff=track.liftoff + start_time)
             validate(track, allowed_feet=character.feet)
             return dict(track=track, path=points, jumps=tuple(jumps), flights=laid.flights, gait=can.gait,
-                        speed=speed, rest_error=error, reach=_reach(can, speed)), tries
+                        speed=speed, rest_error=error, reach=_reach(can, speed))
         if worst is None or missed[0] < worst[0]:
             worst = missed
-    return worst, tries
+    return worst
 
 
 def _reach(can, speed):

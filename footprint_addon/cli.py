@@ -615,7 +615,8 @@ def parser():
     walking = plan.add_argument_group("wandering and following")
     walking.add_argument("--area", type=float, nargs=4, metavar=("X0", "Y0", "X1", "Y1"),
                          help="the walled rectangle between two opposite corners (metres): no foot leaves it and "
-                              "the body keeps 0.5 l_nom from its walls")
+                              "the body's path keeps its clearance from the walls (0.43 m for the human, 0.60 m "
+                              "for the dog)")
     walking.add_argument("--heading", type=float, metavar="DEG",
                          help="the starting facing in degrees (0 faces +Y, 90 faces -X: positive turns left)")
     common = plan.add_argument_group("common options")

@@ -89,3 +89,12 @@ def test_a_sole_off_the_area_or_on_an_obstacle_is_named(solver):
     assert room.feet_outside(track(3.1, 2.5), human) is None
     assert room.feet_outside(track(5.95, 2.5), human) == "footprint 1 (R at (5.95, 2.50), 0.50 s) stands outside the walls"
     assert room.feet_outside(track(4.0, 1.4), human) == "footprint 1 (R at (4.00, 1.40), 0.50 s) stands on table"
+
+
+def test_a_follower_far_from_the_origin_meets_no_walls(solver):
+    """Without an area there are no walls, even 200 km out (tracks may lie up to 1000 km from the origin)."""
+    wander = solver("planning.wander")
+    human = solver("character").preset("human")
+    track = wander.follow(human, lambda t: np.stack([200_000.0 + 1.3 * np.asarray(t), np.zeros_like(t)], axis=-1),
+                          (200_000.0, -1.0), 0.0, 10.0)
+    assert track.positions[-1, 0] > 200_000.0 + 8.0  # it kept up along +X

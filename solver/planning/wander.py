@@ -48,6 +48,13 @@ class Area:
         """No walls: a square NO_WALLS metres from the origin each way."""
         return cls(np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]) * NO_WALLS, obstacles)
 
+    def require_room(self, start, clearance: float, character: Character):
+        """PlanningError where the start (2,) is within `clearance` (the planner's path clearance) of a wall or an
+        obstacle."""
+        if self.clearance(start)[0] < clearance:
+            raise PlanningError(f"the start ({start[0]:.2f}, {start[1]:.2f}) is within {clearance:.2f} m of a wall or "
+                                f"an obstacle: a {character.name} keeps that much room")
+
     def feet_outside(self, track, character: Character):
         """A message naming the first footprint whose sole (obstacles.foot_outline: a paw's, a hoof's too) leaves
         the walls or stands on an obstacle, or None."""
@@ -91,9 +98,7 @@ class StepPlanner:
         self.character, self.area, self.height = character, area, height
         self.clearance = path_clearance(character)
         start = np.asarray(start, dtype=float)[:2]
-        if area.clearance(start)[0] < self.clearance:
-            raise PlanningError(f"the start ({start[0]:.2f}, {start[1]:.2f}) is within {self.clearance:.2f} m of a wall "
-                                f"or an obstacle")
+        area.require_room(start, self.clearance, character)
         self.centre, self.heading = start, float(heading)
         self.half_width = abs(character.hip_offsets[0, 0])
         left = _direction(self.heading + math.pi / 2)

@@ -19,7 +19,7 @@ first and last steps are Wu, Medina and Zordan's steps, the COM optimisation's w
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 

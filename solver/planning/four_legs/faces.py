@@ -20,12 +20,15 @@ class Faces:
     def __init__(self, ground, extra_points):
         self.stones = ground if isinstance(ground, Stones) else None
         self.holds = None if self.stones is not None else ground
-        if self.stones is not None:
+        if self.stones is not None:  # each face a disc: a stone's usable face, or within a spacing of a foothold
             centres, reach = self.stones.positions, self.stones.radii - MARGIN
+            owners = np.arange(len(self.stones))
             self.names = tuple(f"stone {i}" for i in range(len(self.stones)))
         else:
             centres, reach = self.holds.points, np.full(len(self.holds.points), self.holds.spacing)
+            owners = self.holds.surface
             self.names = self.holds.names
+        self.centres, self.reach, self.owners = centres, reach, owners
         low = np.minimum(centres[:, :2].min(axis=0) - reach.max(), np.min(extra_points, axis=0)) - 1.0
         high = np.maximum(centres[:, :2].max(axis=0) + reach.max(), np.max(extra_points, axis=0)) + 1.0
         cell = max(SAMPLE, math.sqrt(float(np.prod(high - low)) / MAX_CELLS))
@@ -34,7 +37,6 @@ class Faces:
         self.surface = np.full(shape[::-1], -1, dtype=np.int32)
         self.height = np.full(shape[::-1], -np.inf)
         inset = 0.5 * math.sqrt(2.0) * cell  # a cell is marked only where all of it is on the face
-        owners = np.arange(len(centres)) if self.stones is not None else self.holds.surface
         for k in np.argsort(centres[:, 2]):  # each face's disc, the higher ones over the lower (thousands at most)
             r = reach[k] - inset
             if r <= 0:
@@ -58,11 +60,7 @@ class Faces:
         """(surface (N,), height (N,), how far off its nearest face each point is (<= 0: on it), that face)
         exactly: a stone's usable disc, or within a spacing of a foothold."""
         xy = np.asarray(xy, dtype=float).reshape(-1, 2)
-        if self.stones is not None:
-            centres, reach, owners = self.stones.positions, self.stones.radii - MARGIN, np.arange(len(self.stones))
-        else:
-            centres, reach, owners = self.holds.points, np.full(len(self.holds.points), self.holds.spacing), \
-                self.holds.surface
+        centres, reach, owners = self.centres, self.reach, self.owners
         surface, height = np.full(len(xy), -1), np.full(len(xy), -np.inf)
         off, nearest = np.empty(len(xy)), np.empty(len(xy), dtype=int)
         for a in range(0, len(xy), 256):  # the points a chunk at a time against every face

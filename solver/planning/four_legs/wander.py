@@ -48,9 +48,7 @@ class BodyPathPlanner:
         self.character, self.area = character, area
         self.clearance = path_clearance(character)
         start = np.asarray(start, dtype=float)[:2]
-        if area.clearance(start)[0] < self.clearance:
-            raise PlanningError(f"the start ({start[0]:.2f}, {start[1]:.2f}) is within {self.clearance:.2f} m of a wall "
-                                f"or an obstacle: a {character.name} keeps that much room")
+        area.require_room(start, self.clearance, character)
         self.point, self.heading = start, float(heading)
         self.points = [start]
         self.least_radius = TURN_RADIUS * character.leg_length_nominal

@@ -253,3 +253,12 @@ def test_a_walk_across_one_big_bank(solver):
     step = np.linalg.norm(np.diff(track.positions[order, :2], axis=0), axis=1)
     assert stones_module.leaps(track) == 0 and step.max() <= stones_module.Reach.of(character).walk
     assert np.linalg.norm(track.positions[-2:, :2].mean(axis=0) - (0.0, 7.0)) < 0.1
+
+
+def test_a_field_of_too_many_footholds_is_refused_by_name(solver):
+    stones_module, character = solver("planning.stones"), solver("character").preset("human")
+    rng = np.random.default_rng(4)
+    stones = stones_module.Stones(np.column_stack([rng.uniform(0, 500, 2000), rng.uniform(0, 500, 2000),
+                                                   np.zeros(2000)]), np.full(2000, 10.0))
+    with pytest.raises(solver("errors").PlanningError, match=r"the stones offer [\d,]+ footholds, more than the 50,000"):
+        stones_module.plan_crossing(stones, tuple(stones.positions[0, :2]), tuple(stones.positions[1, :2]), character)

@@ -38,6 +38,8 @@ RING_POINTS = 6  # ...the first with 6 points, the k-th with 6 k: 61 footholds o
 RING_GAP = 0.6  # l_nom: ...and a larger one (a bank, a raft) rings at most this far apart, within a comfortable step
 # (a bank 8 m across had four rings 2 m apart: farther than a leap, its footholds did not join up)...
 MOST_RINGS = 40  # ...up to this many (4,921 footholds: a bank 40 m across; past it the rings part wider)
+MAX_FOOTHOLDS = 50_000  # footholds a plan weighs at most: 35,000 (5,000 stones 0.3 m across, 40 x 40 m) took 14 s
+# and 560 MB, the steps within a leap growing with how densely they crowd
 COMFORTABLE_STEP = 0.8  # l_nom: a walking step up to here (successive footprints) costs 1
 LONG_STEP_COST = 1.5  # a walking step up to LEAP_THRESHOLD l_nom: past it vdP97's timing makes a flight
 LEAP_COST = 4.0  # a leap: taken only where walking steps cannot get there, or would take four steps
@@ -168,6 +170,11 @@ def stone_footholds(stones: Stones, ring_gap: float = math.inf) -> Footholds:
     wide = np.where(usable > ring_gap, np.ceil(usable / ring_gap), 0.0)  # a large stone's rings, out to its edge
     rings = np.minimum(np.maximum(np.minimum(np.floor(usable / FOOTHOLD_SPACING), MAX_RINGS), wide),
                        MOST_RINGS).astype(int)
+    count = int((1 + 3 * rings * (rings + 1)).sum())  # the centre and 6 k points on the k-th ring
+    if count > MAX_FOOTHOLDS:
+        widest = int(np.argmax(rings))
+        raise PlanningError(f"the stones offer {count:,} footholds, more than the {MAX_FOOTHOLDS:,} a plan weighs: fewer "
+                            f"or smaller stones (the largest, stone {widest}, has a radius of {stones.radii[widest]:g} m)")
     points, owners = [stones.positions], [np.arange(len(stones))]
     for ring in range(1, int(rings.max(initial=0)) + 1):  # a handful of rings, every stone at once
         having = np.flatnonzero(rings >= ring)

@@ -21,6 +21,11 @@ _BRACKET_STEP[[ord("["), ord("{")]], _BRACKET_STEP[[ord("]"), ord("}")]] = 1, -1
 _INT_DIGITS = 18  # up to here an int is exact; longer ones become floats (inf past 1e308)
 
 
+def is_number(value) -> bool:
+    """A JSON number: an int or a float, not a bool (which Python counts as an int) nor a string of digits."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 class JsonInputError(TrackFormatError):
     """A JSON input that cannot be read: too large, too deep, not UTF-8, or malformed. Names the source."""
 

@@ -123,8 +123,7 @@ def obstacles_from_json(data, source: str = "obstacles") -> Obstacles:
         where = f"{source}: obstacles[{i}]"
         outline = entry.get("outline") if isinstance(entry, dict) else None
         if (not isinstance(outline, list) or not 3 <= len(outline) <= MAX_CORNERS
-                or not all(isinstance(p, list) and len(p) == 2 and all(isinstance(v, (int, float))
-                                                                       and not isinstance(v, bool) for v in p)
+                or not all(isinstance(p, list) and len(p) == 2 and all(json_input.is_number(v) for v in p)
                            for p in outline)):
             raise TrackFormatError(f"{where}.outline must be 3 to {MAX_CORNERS} corners [x, y] (metres), not "
                                    f"{outline!r}"[:200])

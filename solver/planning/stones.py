@@ -89,9 +89,9 @@ def stones_from_json(data, source: str = "stones") -> Stones:
             raise TrackFormatError(f"{where} must be an object with a position and a radius")
         position, radius = stone.get("position"), stone.get("radius")
         if (not isinstance(position, list) or len(position) != 3
-                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in position)):
+                or not all(json_input.is_number(v) for v in position)):
             raise TrackFormatError(f'{where}.position must be [x, y, z] (metres), not {position!r}'[:160])
-        if not isinstance(radius, (int, float)) or isinstance(radius, bool):
+        if not json_input.is_number(radius):
             raise TrackFormatError(f"{where}.radius must be a number (metres), not {radius!r}"[:160])
         positions[i], radii[i] = position, radius
     bad = np.flatnonzero(~np.isfinite(positions).all(axis=1) | ~np.isfinite(radii))

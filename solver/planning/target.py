@@ -52,10 +52,6 @@ class Target:
         return math.atan2(-dx, dy)
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def target_from_json(data, source: str = "target") -> Target:
     """A `footprint-target` document: {"format", "version", "times": [t0, t1, ...], "positions": [[x, y], ...]};
     every field checked, the culprit named (the field and its index)."""
@@ -74,10 +70,10 @@ def target_from_json(data, source: str = "target") -> Target:
         raise TrackFormatError(f'{source}: "positions" has {len(positions)} points and "times" {len(times)} times: '
                                "give one position per time")
     for i, t in enumerate(times):  # type checks one by one: numpy would take "1.5" or true for a number
-        if not _is_number(t):
+        if not json_input.is_number(t):
             raise TrackFormatError(f"{source}: times[{i}] must be a number (seconds), not {t!r}"[:300])
     for i, p in enumerate(positions):
-        if not (isinstance(p, list) and len(p) == 2 and all(_is_number(v) for v in p)):
+        if not (isinstance(p, list) and len(p) == 2 and all(json_input.is_number(v) for v in p)):
             raise TrackFormatError(f"{source}: positions[{i}] must be a point [x, y] (metres), not {p!r}"[:300])
     times, positions = np.array(times, dtype=float), np.array(positions, dtype=float).reshape(-1, 2)
     for name, values, limit, unit in (("times", times[:, None], MAX_SECONDS, "s"),

@@ -133,11 +133,17 @@ def ramp_sections(character, gait_name: str, start_speed: float, end_speed: floa
         s += gaits.stride_length(v, h)
         if len(strides) * 4 > MAX_FOOTPRINTS:
             raise FootprintError(f"{distance:g} m of gaits is more than the limit of {MAX_FOOTPRINTS:,} footprints")
+    return stride_sections(character, strides)
+
+
+def stride_sections(character, strides):
+    """Sections for strides one after another, each a (gait, speed): the strides of one gait and speed together,
+    each section (count - 0.5) strides long (_plan's ceiling gives exactly count strides)."""
+    h = character.leg_length_nominal
     sections, count = [], 0
     for k, (gait, v) in enumerate(strides):
         count += 1
         if k + 1 == len(strides) or strides[k + 1] != (gait, v):
-            # (count - 0.5) strides' distance: _plan's ceiling gives exactly count strides
             sections.append(Section(gait, v, (count - 0.5) * gaits.stride_length(v, h)))
             count = 0
     return sections

@@ -139,13 +139,12 @@ def wander(character: Character, area, start, heading: float, seconds: float, se
     return _sections_track(character, sections, planner.path(), start_time)
 
 
-def follow(character: Character, target, start, heading: float, seconds: float, area=None,
+def follow(character: Character, target, start, heading: float, seconds: float, area,
            start_time: float = 0.0) -> Track:
-    """A quadruped following a moving target (wander.follow's signature): each stride heads for where the target
+    """A quadruped following a moving target (wander.follow's signature, the area given: wander.follow's or
+    wander.Area.unbounded()): each stride heads for where the target
     will be when it ends, at a speed that closes on FOLLOW_DISTANCE behind it (the gait by Froude number:
     gaits.choose's `auto`), changing by at most SPEED_CHANGE a stride."""
-    from ..wander import Area  # (wander dispatches here)
-    area = area or Area.unbounded()
     h = character.leg_length_nominal
     slowest, fastest = (math.sqrt(f * GRAVITY * h) for f in FOLLOW_SPEEDS)
     planner = BodyPathPlanner(character, area, start, heading)
@@ -165,14 +164,7 @@ def follow(character: Character, target, start, heading: float, seconds: float, 
         speed = float(np.clip(round(speed / SPEED_STEP) * SPEED_STEP, slowest, fastest))
         stride = gaits.stride_length(speed, h)
         planner.next_stride(math.atan2(-offset[0], offset[1]), stride)
-        strides.append(speed)
+        strides.append((gaits.choose("auto", speed, character).name, speed))
         clock += stride / speed
-    sections = []
-    for speed in strides:  # strides of one speed: one section (its distance half a stride short: whole strides)
-        if sections and sections[-1][0] == speed:
-            sections[-1][1] += 1
-        else:
-            sections.append([speed, 1])
-    sections = [gait_track.Section(gaits.choose("auto", v, character).name, v,
-                                   (count - 0.5) * gaits.stride_length(v, h)) for v, count in sections]
-    return _sections_track(character, sections, planner.path(), start_time, FOLLOW_STAND)
+    return _sections_track(character, gait_track.stride_sections(character, strides), planner.path(), start_time,
+                           FOLLOW_STAND)

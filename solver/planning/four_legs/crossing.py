@@ -81,14 +81,9 @@ def plan_crossing(ground, start, goal, character: Character, start_time: float =
 def crossing_plan(ground, start, goal, character: Character, start_time: float = 0.0, obstacles=None) -> Crossing:
     """plan_crossing's Crossing (the track and how it was made)."""
     start, goal = np.asarray(start, dtype=float)[:2], np.asarray(goal, dtype=float)[:2]
+    ends = [(surface, float(point[2])) for surface, point in (ground.under(start, "the start"),
+                                                               ground.under(goal, "the goal"))]
     faces = Faces(ground, np.stack([start, goal]))
-    ends = []
-    for what, point in (("the start", start), ("the goal", goal)):
-        surface, height, off, nearest = faces.on(point)
-        if surface[0] < 0:
-            raise PlanningError(f"{what} ({point[0]:.2f}, {point[1]:.2f}) is on no stone: the nearest, "
-                                f"{faces.names[nearest[0]]}, is {off[0]:.2f} m from it")
-        ends.append((int(surface[0]), float(height[0])))
     if obstacles is not None and len(obstacles):
         body = body_radius(character)
         widths = np.linspace(path_clearance(character), path_clearance(character) + body, 3)

@@ -39,18 +39,23 @@ def _validate(args):
 
 def _load(path, fps):
     """The track at path, once --fps is known good (the option named in the error)."""
-    if not 0 < fps <= MAX_FPS:  # (also false for NaN)
-        raise FootprintError(f"--fps must be in (0, {MAX_FPS}], not {fps}")
+    _check_fps(fps)
     return load_track(path)
 
 
+def _check_fps(fps):
+    if not 0 < fps <= MAX_FPS:  # (also false for NaN)
+        raise FootprintError(f"--fps must be in (0, {MAX_FPS}], not {fps}")
+
+
 @contextmanager
-def _naming(path):
-    """Errors from checking or solving a loaded track, prefixed with its file's name."""
+def _naming(what):
+    """Errors from checking or solving a loaded track, prefixed with its file's name (or the option that gave
+    the input)."""
     try:
         yield
     except FootprintError as exc:
-        raise type(exc)(f"{path}: {exc}") from None
+        raise type(exc)(f"{what}: {exc}") from None
 
 
 def _solve(args):
@@ -156,10 +161,8 @@ def _terrain_file(path):
     data = json_input.load(path, what="terrain file")
     if isinstance(data, dict) and "terrain" in data and not {"flat", "heightfield"} & set(data):
         data = data["terrain"]
-    try:
+    with _naming(path):
         terrain = terrain_from_json(data)
-    except FootprintError as exc:
-        raise type(exc)(f"{path}: {exc}") from None
     if terrain is None:
         raise FootprintError(f'{path}: not a terrain: expected {{"flat": z}} or {{"heightfield": {{"origin": [x, y], '
                              f'"spacing": d, "heights": [[...], ...]}}}}')
@@ -179,25 +182,19 @@ def _step(args):
     from ..solver.stepping import Stance, recover_from_push, step_to_stance
     from ..solver.track import dumps, track_to_json
 
-    if not 0 < args.fps <= MAX_FPS:  # (also false for NaN)
-        raise FootprintError(f"--fps must be in (0, {MAX_FPS}], not {args.fps}")
+    _check_fps(args.fps)
     if args.track_output and os.path.abspath(args.track_output) == os.path.abspath(args.output):
         raise FootprintError(f"--track-output {args.track_output}: the same file as --output")
-    try:
+    with _naming("--character"):
         character = character_from_json(args.character)
-    except FootprintError as exc:
-        raise type(exc)(f"--character: {exc}") from None
     start = Stance.centred(character, 0.0, 0.0, 0.0)
-    given = args.to or args.push
-    option = f"--{'to' if args.to else 'push'} {' '.join(f'{v:g}' for v in given)}"
-    try:
+    option = f"--{'to' if args.to else 'push'} {_shown(args.to or args.push)}"
+    with _naming(option):
         if args.to:
             x, y, heading = args.to
             track = step_to_stance(character, start, Stance.centred(character, x, y, math.radians(heading)))
         else:
             track = recover_from_push(character, start, args.push)
-    except FootprintError as exc:
-        raise type(exc)(f"{option}: {exc}") from None
     motion = biped.solve(track, fps=args.fps)
     motion_text = json.dumps(motion.to_json(), allow_nan=False) + "\n"
     write_atomically(args.output, motion_text)
@@ -280,10 +277,8 @@ def _plan(args):
     start, goal = _point("--from", args.start), _point("--to", args.goal)
     if args.heading is not None and not math.isfinite(args.heading):
         raise FootprintError(f"--heading {args.heading:g}: give degrees, a finite number (0 faces +Y, 90 faces -X)")
-    try:
+    with _naming("--character"):
         character = character_from_json(args.character)
-    except FootprintError as exc:
-        raise type(exc)(f"--character: {exc}") from None
     obstacles = planning_obstacles.load_obstacles(args.obstacles) if args.obstacles else None
     inputs = [args.obstacles] if args.obstacles else []
     if mode == "stones":
@@ -487,6 +482,11 @@ class _GaitHelp(argparse.HelpFormatter):
         return super()._format_args(action, default_metavar)
 
 
+def _scene_and_rig(command):
+    command.add_argument("scene", help=".blend to open")
+    command.add_argument("--rig", required=True, help="name of the armature object")
+
+
 def parser():
     p = argparse.ArgumentParser(prog="footprint_locomotion", description="Footprint Locomotion")
     sub = p.add_subparsers(dest="command", required=True,
@@ -566,8 +566,7 @@ def parser():
     step.set_defaults(run=_step)
     transition = sub.add_parser("transition", help="a stepping transition strip between two action strips of a "
                                                    "rig's NLA, saved as a new .blend")
-    transition.add_argument("scene", help=".blend to open")
-    transition.add_argument("--rig", required=True, help="name of the armature object")
+    _scene_and_rig(transition)
     transition.add_argument("--from-strip", required=True, help="the NLA strip that ends standing")
     transition.add_argument("--to-strip", required=True, help="the NLA strip that starts standing elsewhere")
     transition.add_argument("--output", required=True, help=".blend to write")
@@ -633,8 +632,7 @@ def parser():
     plan.set_defaults(run=_plan)
     extract = sub.add_parser("extract", help="footprints from an action on a rig of a .blend (mocap or keyframed): "
                                              "its foot plants as a track JSON, to move and bake again")
-    extract.add_argument("scene", help=".blend to open")
-    extract.add_argument("--rig", required=True, help="name of the armature object")
+    _scene_and_rig(extract)
     extract.add_argument("--action", help="name of the action to read the feet from (default: the rig's own)")
     extract.add_argument("--output", required=True,
                          help="track JSON to write (with the scene's fps: the times are its frames); the ground is "

@@ -66,6 +66,10 @@ def check(track: Track, fps: float = 60.0) -> None:
     schedule, and the rate and how many frames it samples at fps. `validate` runs it, so that a track it
     calls valid is one that solve accepts."""
     character, _terrain = resolve(track)
+    if track.has_standing_ends:
+        _standing, ends = walk_ends.standing_ends(track, character)
+        frame_count(ends.start, ends.end, fps)
+        return
     schedule = step_plan(track, character).schedule if track.is_stepping else build_schedule(track, character)
     frame_count(schedule.start, schedule.end, fps)
 

@@ -82,5 +82,6 @@ def test_the_mark_round_trips_and_bad_walks_are_named(solver, tmp_path):
     assert json.loads(path.read_text())["motion"] == "standing_ends"
     assert tracks.load_track(path).has_standing_ends
     one_foot = track.take(np.flatnonzero(track.feet == "L"))
-    with pytest.raises(errors.SteppingError, match="foot L alone"):
-        solver("biped").solve(one_foot)
+    for refuses in (solver("biped").solve, solver("biped").check):  # validate refuses what solve refuses
+        with pytest.raises(errors.SteppingError, match="foot L alone"):
+            refuses(one_foot)

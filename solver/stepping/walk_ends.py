@@ -2,10 +2,11 @@
 first and last steps are Wu, Medina and Zordan's steps, the COM optimisation's walk between them.
 
 - The start: both feet stand on their first footprints from the track's start (the other foot's added beside the
-  first footprint where it is a step away: standing_track). The first step is WMZ §5's: the
-  COM from rest over the middle of the feet on the quadratic Bezier over the support foot, push-off before the
-  lift-off, free fall at m2 = g sin(theta) during the swing; its path ends where the walk's COM is at the
-  touchdown (the walk solved alone first). At the touchdown the COM solver takes over with its first knot held
+  first footprint where it is a step away: standing_track). The first step is WMZ §5's path: the
+  COM from rest over the middle of the feet on the quadratic Bezier over the support foot, its speed rising
+  linearly from rest to the step's middle and on to the walk's at the touchdown (EndStep: the middle speed the
+  one that covers the path's length); its path ends where the walk's COM is at the touchdown (the walk solved
+  alone first). At the touchdown the COM solver takes over with its first knot held
   at the step's position and velocity (biped.solve's start_state): no jump in either.
 - The stop: the walk ends at the lift-off of the last step (the foot that lands last, beside the other). The last
   step starts from the walk's position and velocity there: the Bezier's middle control point is the support
@@ -29,6 +30,7 @@ from ..errors import SteppingError
 from ..motion import POSE, Motion, frame_measures, frames_of, quality_report
 from ..orientation import body_yaw, hip_offsets_in_world
 from ..schedule import build_schedule
+from ..spline import hermite_basis
 from ..track import STEPPING, frame_count, make_track
 from .feet import feet_at, footprint_rotations
 from .profiles import bezier_arc_length, bezier_motion
@@ -85,6 +87,14 @@ def _ends(track) -> Ends:
                             f"its first step lands at {track.contact[first_land]:.4g} s, its last lifts off at "
                             f"{track.liftoff[last_leave]:.4g} s")
     return Ends(start, leaving, first_land, first_support, last_leave, landing, last_support, end)
+
+
+def standing_ends(track, character):
+    """(the track standing at both ends, its Ends), or the refusals solve_with_standing_ends makes before it
+    solves (biped.check runs them): a biped, both feet, a step at each end and a walk between."""
+    require_biped(character)
+    track = standing_track(track, character)
+    return track, _ends(track)
 
 
 def standing_track(track, character):
@@ -158,19 +168,15 @@ def _end_step_track(track, leave, land, support, start, end):
 def _hermite(t, t0, t1, z0, v0, z1, v1):
     """A cubic in time from (z0, v0) at t0 to (z1, v1) at t1: (z, z', z'') at t (clamped)."""
     h = max(t1 - t0, 1e-9)
-    u = np.clip((np.asarray(t, dtype=float) - t0) / h, 0.0, 1.0)
-    a, b = z0, v0 * h
-    c = 3 * (z1 - z0) - (2 * v0 + v1) * h
-    d = -2 * (z1 - z0) + (v0 + v1) * h
-    z = a + b * u + c * u * u + d * u ** 3
-    return z, (b + 2 * c * u + 3 * d * u * u) / h, (2 * c + 6 * d * u) / (h * h)
+    basis = hermite_basis(np.clip((np.asarray(t, dtype=float) - t0) / h, 0.0, 1.0), h)
+    return tuple(b @ np.array([z0, v0, z1, v1]) for b in basis)
 
 
 @dataclass(frozen=True)
 class EndStep:
     """An end step's COM in plan: along the Bezier (p0, control, p2) by arc length at a speed linear between
-    knots: speeds[0] at times[0], speeds[1] at times[1] (the one unknown: the path's length fixes it, never
-    below 0), speeds[2] at times[2]."""
+    knots: start_speed at times[0], a middle speed at times[1] (the one unknown: the path's length fixes it,
+    never below 0), end_speed at times[2]."""
 
     times: tuple
     start_speed: float
@@ -223,9 +229,7 @@ def solve_with_standing_ends(track, character=None, terrain=None, fps: float = 6
     """The Motion of a walk track that starts and stops standing (module doc), sampled at fps over the track's
     span (both feet standing from its first contact to its last lift-off) or at the given times."""
     character, terrain = biped.resolve(track, character, terrain)
-    require_biped(character)
-    track = standing_track(track, character)
-    ends = _ends(track)
+    track, ends = standing_ends(track, character)
     walk, kept = _walk_between(track, ends)
     t1, t2 = track.liftoff[ends.first_leave], track.contact[ends.first_land]
     u1, u2 = track.liftoff[ends.last_leave], track.contact[ends.last_land]

@@ -70,3 +70,6 @@ def test_bad_steps_are_named(solver, human):
         one_step(human, start, (0.0, 0.4), 0.0, duration=0.0)
     with pytest.raises(errors.NonFiniteError, match="not finite"):
         one_step(human, start, (np.nan, 0.4), 0.0)
+    with pytest.raises(errors.SteppingError, match="the step of foot L would turn the support foot 120 degrees on its "
+                                                    "ball, more than 90"):  # named here, not as a track's pivot
+        one_step(human, start, (-0.3, 0.15), math.radians(120.0), foot="L")

@@ -11,7 +11,7 @@ moves, height.py), soles apart, legs not crossed, the feet splayed at most MAX_S
 the standing leg (its sole out of the standing ankle's column, the ankles a foot's width apart). A step that
 turns the facing by more than PIVOT_FACING (or would splay the feet more than MAX_SPLAY) pivots the support
 foot about its ball toward the swing foot's new heading, or its own target's (WMZ §6: "we do allow the support
-foot to rotate"), at most MAX_PIVOT_TURN, and the foot's next footprint is where the pivot left it: turning on
+foot to rotate"), at most MAX_PIVOT_PER_STEP, and the foot's next footprint is where the pivot left it: turning on
 the spot takes pivot steps. The first stance with both feet on their targets ends the search: no fewer steps
 reach it among the stances kept (the beam is a heuristic: 2.5 m away in any of eight directions, turned 120
 degrees either way, it takes at most one step more than the reach allows). Of equally short ways, the one
@@ -40,7 +40,8 @@ from .stance import (SOLE_GAP, Stance, forward, hip_height, leading_foot, mean_h
 STRIDE_SHARE = 1.0  # of the legs' reach at standing height that a planned stance uses
 PIVOT_FACING = math.radians(30.0)  # a step turning the facing more than this pivots the support foot
 MAX_SWING_TURN = math.radians(90.0)  # the most a swinging foot turns
-MAX_PIVOT_TURN = math.radians(60.0)  # the most a support foot pivots in one step
+MAX_PIVOT_PER_STEP = math.radians(60.0)  # the most the planner pivots a support foot in one step (a track
+# may turn one as far as steps.MAX_PIVOT_TURN)
 MAX_SPLAY = math.radians(45.0)  # the most the feet's headings differ after a step
 ANKLE_COLUMN = 0.3  # foot widths: the radius about a standing foot's support point a swinging sole keeps out of
 SWEEP = np.linspace(0.0, 1.0, 9)[1:-1]  # the fractions of a swing where it is checked against the standing leg
@@ -98,7 +99,7 @@ def step_to_stance(character, start: Stance, target: Stance, start_time: float =
                                 terrain=terrain)
         return joined(caught, onward)
     moves = _fewest_steps(character, start, target, limit)
-    return _timed(character, start, moves, start_time, step_duration, terrain)
+    return timed(character, start, moves, start_time, step_duration, terrain)
 
 
 class _Beam:
@@ -194,9 +195,9 @@ def _steps_from(character, positions, headings, foot, target, limit, parent, fir
     pivots = (np.abs(wrap(mean_heading(stance_head) - before)) > PIVOT_FACING) | (
         np.abs(wrap(stance_head[:, 1] - stance_head[:, 0])) > MAX_SPLAY)
     wanted = np.where(np.arange(count) < count // 2, new_head, target.headings[other])
-    pivot_turn = np.where(pivots, np.clip(wrap(wanted - h_s), -MAX_PIVOT_TURN, MAX_PIVOT_TURN), 0.0)
+    pivot_turn = np.where(pivots, np.clip(wrap(wanted - h_s), -MAX_PIVOT_PER_STEP, MAX_PIVOT_PER_STEP), 0.0)
     pivots &= np.abs(pivot_turn) > 1e-9
-    pivot_pos, pivot_head = _pivoted(character, positions[other], h_s, pivot_turn)
+    pivot_pos, pivot_head = pivoted(character, positions[other], h_s, pivot_turn)
     stance_pos[:, other], stance_head[:, other] = pivot_pos, pivot_head
     facing = mean_heading(stance_head)
     # A step that does not pivot, or pivots its support as far toward either heading, is one stance twice.
@@ -238,7 +239,7 @@ def _swing_clear(character, leave, leave_heading, land, land_heading, support):
     return ~blocked.any(axis=0)
 
 
-def _pivoted(character, position, heading, turn):
+def pivoted(character, position, heading, turn):
     """(positions (C, 3), headings (C,)) of a foot turned by `turn` (C,) about its ball on the ground."""
     half = ball_offset(character)
     ball = position[:2] + half * forward(heading)
@@ -287,7 +288,7 @@ def _path(history, index):
     return moves[::-1]
 
 
-def _timed(character, start, moves, start_time, step_duration, terrain):
+def timed(character, start, moves, start_time, step_duration, terrain):
     """The moves as a stepping track: each swing from its distance (or half the step duration), push-off and
     landing each half a swing."""
     positions = start.positions.copy()

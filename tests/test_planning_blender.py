@@ -271,6 +271,13 @@ def test_optimise_timing_lowers_the_energy_and_undoes(clean, modules, capfd):
     with pytest.raises(RuntimeError, match=r"slack -0.1 s: .*slack must be zero or more"):
         bpy.ops.footprint.optimise_timing()
     assert snapshot() == before
+    bpy.context.scene.footprint_planning.slack = 0.1
+    bpy.context.scene.footprint.active_track.footprint_track.motion = "standing_ends"  # (after the undo) a walk
+    # that times its own first and last steps
+    marked = snapshot()
+    with pytest.raises(RuntimeError, match='a track marked "motion": "standing_ends" times its own steps'):
+        bpy.ops.footprint.optimise_timing()
+    assert snapshot() == marked
 
 
 def test_a_dog_crosses_mesh_stones_with_a_flight_over_each_gap(clean, modules):

@@ -63,3 +63,7 @@ def test_no_slack_changes_nothing_and_bad_slack_is_named(solver):
     assert np.array_equal(result.track.contact, track.contact) and result.gain == 0.0
     with pytest.raises(errors.TimingError, match="slack"):
         timing.optimise_timing(track, -0.1)
+    for motion in solver("track").MOTIONS:  # a stepping walk, or one with standing ends, times its own steps
+        marked = track.replace(extras={**track.extras, "motion": motion})
+        with pytest.raises(errors.TimingError, match=f'a track marked "motion": "{motion}" times its own steps'):
+            timing.optimise_timing(marked, 0.1)

@@ -365,10 +365,6 @@ class FOOTPRINT_OT_optimise_timing(OnActiveTrack, bpy.types.Operator):
         if len(objs) < 2:
             self.report({"ERROR"}, f"Optimise Timing: track {coll.name!r} has {len(objs)} footprints: nothing to time")
             return {"CANCELLED"}
-        if coll.footprint_track.motion != scene_io.DEFAULT_MOTION:
-            self.report({"ERROR"}, f"Optimise Timing: track {coll.name!r} is solved by the stepping model, which "
-                                   "times its own steps")
-            return {"CANCELLED"}
         slack = context.scene.footprint_planning.slack
         try:
             track = scene_io.read_track(coll, objs)

@@ -83,7 +83,11 @@ def _energies(tracks, fps, warm, character, terrain):
 def optimise_timing(track: Track, slack, character=None, terrain=None, fps: float = 60.0,
                     max_iterations: int = MAX_ITERATIONS) -> TimingResult:
     """The track with its contact and lift-off times moved (each within `slack` seconds: a number, or one per
-    footprint) to lower its solved energy; with the energies before and after."""
+    footprint) to lower its solved energy; with the energies before and after. A track marked with a "motion"
+    (stepping, standing ends) times its own steps: refused."""
+    if "motion" in track.extras:
+        raise TimingError(f'a track marked "motion": "{track.extras["motion"]}" times its own steps: its timing is '
+                          "not optimised")
     low, high = _bounds(track, slack)
     times = np.concatenate([track.contact, track.liftoff])
     movable = np.flatnonzero(high > low)

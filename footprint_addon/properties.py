@@ -5,6 +5,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, Po
 
 from ..solver.character import ALL_FEET, BIPED_FEET, PRESETS
 from ..solver.timing import GAITS
+from ..solver.track import MOTIONS
 from . import scene_io
 from .scene_io import tag_update
 from .body_settings import BodySettings
@@ -39,6 +40,7 @@ MOTION_ITEMS = [
                                             "Medina and Zordan's, the COM optimisation between (\"motion\": "
                                             "\"standing_ends\")"),
 ]
+assert [item[0] for item in MOTION_ITEMS[1:]] == list(MOTIONS)
 
 
 def _get_stance(self):

@@ -138,6 +138,8 @@ def _solve_group(tracks, characters, terrains, times, fps, method, weights, warm
     if start_state is not None:  # the first knot held where another motion leaves off, the rest optimised
         if problem.dim != 3:
             raise ValueError("a held start state is for a biped's COM (three components)")
+        if method != "lm":  # the window is optimised by Levenberg-Marquardt; the report would name another
+            raise ValueError(f"a held start state is optimised by Levenberg-Marquardt, not {method!r}")
         start = problem.initial_free()
         start[0] = np.concatenate([np.asarray(s, dtype=float).reshape(3) for s in start_state])
         window = Window(problem, start, 1, problem.n_free)

@@ -85,3 +85,16 @@ def test_the_mark_round_trips_and_bad_walks_are_named(solver, tmp_path):
     for refuses in (solver("biped").solve, solver("biped").check):  # validate refuses what solve refuses
         with pytest.raises(errors.SteppingError, match="foot L alone"):
             refuses(one_foot)
+
+
+def test_a_held_start_state_is_held_and_only_by_levenberg_marquardt(solver):
+    """biped.solve(start_state=): the first knot where another motion leaves off (walk_ends' seam), every other
+    optimised; another method is refused rather than named in the report while ignored."""
+    biped = solver("biped")
+    walk = solver("track").load_track(DATA / "straight_walk.json")
+    free = biped.solve(walk, fps=120)
+    position, velocity = free.com[0] + [0.0, 0.0, -0.02], free.com_velocity[0] + [0.0, 0.1, 0.0]
+    held = biped.solve(walk, fps=120, start_state=(position, velocity))
+    assert np.allclose(held.com[0], position, atol=1e-9) and np.allclose(held.com_velocity[0], velocity, atol=1e-9)
+    with pytest.raises(ValueError, match="Levenberg-Marquardt, not 'greedy'"):
+        biped.solve(walk, fps=120, method="greedy", start_state=(position, velocity))

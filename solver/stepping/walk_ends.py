@@ -21,6 +21,7 @@ first and last steps are Wu, Medina and Zordan's steps, the COM optimisation's w
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -185,9 +186,15 @@ class EndStep:
     control: np.ndarray
     p2: np.ndarray
 
-    def evaluate(self, t):
+    @cached_property
+    def curve(self):
+        """(q0, q1, q2, taus, lengths): the Bezier's points in 3D and its arc-length table
+        (profiles.bezier_arc_length), made once for every evaluation."""
         q0, q1, q2 = (np.append(p, 0.0) for p in (self.p0, self.control, self.p2))
-        taus, lengths = bezier_arc_length(q0, q1, q2)
+        return (q0, q1, q2, *bezier_arc_length(q0, q1, q2))
+
+    def evaluate(self, t):
+        q0, q1, q2, taus, lengths = self.curve
         (ta, tb, tc), first, last = self.times, self.start_speed, self.end_speed
         # The areas of the two trapezoids sum to the path's length: the middle knot's speed.
         middle = max((2.0 * lengths[-1] - first * (tb - ta) - last * (tc - tb)) / max(tc - ta, 1e-300), 0.0)
@@ -237,14 +244,15 @@ def solve_with_standing_ends(track, character=None, terrain=None, fps: float = 6
         times = ends.start + np.arange(frame_count(ends.start, ends.end, fps)) / fps
     times = np.clip(np.asarray(times, dtype=float), ends.start, ends.end)
     height = standing_height(character)
-    ground_start = track.positions[[ends.first_leave, ends.first_support], 2].mean()
-    ground_end = track.positions[[ends.last_land, ends.last_support], 2].mean()
+    first_stance = track.positions[[ends.first_leave, ends.first_support]].mean(axis=0)  # between the feet
+    last_stance = track.positions[[ends.last_land, ends.last_support]].mean(axis=0)
+    ground_start, ground_end = first_stance[2], last_stance[2]
 
     # The first step ends where and as the COM optimisation of the whole walk (from standing) has its COM at the
     # touchdown: its path's control point the support foot brought onto the line of that velocity, so the path
     # arrives along it, at its speed.
     alone = biped.solve(track.replace(extras={}), character, terrain, fps, times=np.array([t2]))
-    p0 = track.positions[[ends.first_leave, ends.first_support], :2].mean(axis=0)
+    p0 = first_stance[:2]
     p2, v2 = alone.com[0, :2], alone.com_velocity[0, :2]
     speed = float(np.linalg.norm(v2))
     control = _on_line(track.positions[ends.first_support, :2], p2, v2 / max(speed, 1e-12), behind=True)
@@ -259,7 +267,7 @@ def solve_with_standing_ends(track, character=None, terrain=None, fps: float = 6
 
     # The last step from the walk's state at its lift-off.
     q0, v_end = leaving.com[0, :2], leaving.com_velocity[0, :2]
-    q2 = track.positions[[ends.last_land, ends.last_support], :2].mean(axis=0)
+    q2 = last_stance[:2]
     speed = float(np.linalg.norm(v_end))
     control = _on_line(track.positions[ends.last_support, :2], q0, v_end / max(speed, 1e-12), behind=False)
     u3 = min(u2 + (u2 - u1), ends.end)  # the landing at most as long as the swing (com.py)
@@ -267,14 +275,16 @@ def solve_with_standing_ends(track, character=None, terrain=None, fps: float = 6
 
     motion = _assemble(track, character, terrain, fps, times, ends, first, last, middle, kept,
                        (t0, t2, height + ground_start, 0.0, seam_z, seam_vz),
-                       (u1, u3, leaving.com[0, 2], leaving.com_velocity[0, 2], height + ground_end, 0.0))
+                       (u1, u3, leaving.com[0, 2], leaving.com_velocity[0, 2], height + ground_end, 0.0),
+                       (ground_start, ground_end))
     motion.report["walk_ends"] = {"seams": [float(t2), float(u1)], "middle": middle.report.get("optimizer")}
     return motion
 
 
-def _assemble(track, character, terrain, fps, times, ends, first, last, middle, kept, rise, settle):
+def _assemble(track, character, terrain, fps, times, ends, first, last, middle, kept, rise, settle, grounds):
     """The whole motion: the end steps' COM, feet and hips around the walk's middle, measured as one. rise,
-    settle: the first and the last step's height cubics (t0, t1, z0, z0', z1, z1')."""
+    settle: the first and the last step's height cubics (t0, t1, z0, z0', z1, z1'); grounds: the ground's height
+    under the first and the last stance (without a terrain, the ground measured against)."""
     n = len(times)
     t2, u1 = rise[1], settle[0]
     before, after = times < t2, times > u1
@@ -312,8 +322,7 @@ def _assemble(track, character, terrain, fps, times, ends, first, last, middle, 
     motion = Motion(fps, times, **pose, character=character, track=track)
     schedule = build_schedule(track, character)
     ground = terrain.heights(motion.com[:, :2]) if terrain is not None else np.interp(
-        times, [ends.start, ends.end], [track.positions[[ends.first_leave, ends.first_support], 2].mean(),
-                                        track.positions[[ends.last_land, ends.last_support], 2].mean()])
+        times, [ends.start, ends.end], grounds)
     motion.measures = frame_measures(motion, schedule, rotations, ground, terrain)
     motion.report = quality_report(motion, schedule, motion.measures,
                                    character.com_clearance * character.leg_length_nominal)

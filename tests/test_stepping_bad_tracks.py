@@ -46,3 +46,25 @@ def test_a_pivot_in_place_is_not_a_step(solver):
 def test_a_step_onto_the_other_foot_is_named(solver):
     with pytest.raises(solver("errors").StanceError, match=r"footprint 2 \(foot L\) lands on the other foot's sole"):
         solver("biped").solve(stepping(solver, (0.05, 0.05), (0.5, 1.0)))
+
+
+def test_a_track_planned_for_the_preset_pivots_on_a_rig_whose_feet_differ(solver):
+    """Planned for the preset human (its pivots about a point 0.13 m ahead of the support point), solved for a
+    Rigify human's feet (support to ball 0.055 m, toe tip 0.122 m): the foot turns about the same point of the
+    ground, on the sole's end, not about this foot's ball (7.5 cm away: refused as a step with no swing)."""
+    import dataclasses
+    import math
+
+    stepping, biped = solver("stepping"), solver("biped")
+    human = solver("character").preset("human")
+    track = stepping.step_to_stance(human, stepping.Stance.centred(human, 0.0, 0.0, 0.0),
+                                    stepping.Stance.centred(human, 0.4, 0.9, math.radians(90.0)))
+    rig_feet = dataclasses.replace(human, foot_length=0.11, heel_length=0.1, toe_length=0.122)
+    plan = solver("stepping.steps").step_plan(track, rig_feet)
+    assert len(plan.pivots) == 1 and plan.pivots[0].offset == pytest.approx(0.122)  # clipped to the toe tip
+    motion = biped.solve(track, rig_feet, fps=240)
+    pivot = plan.pivots[0]
+    turning = (motion.times >= pivot.start) & (motion.times < pivot.end)
+    ahead = np.einsum("nij,j->ni", motion.foot_rotation[turning, pivot.foot], [0.0, 1.0, 0.0])
+    point = motion.feet[turning, pivot.foot] + pivot.offset * ahead  # the point of the sole it turns about
+    assert np.linalg.norm(point[:, :2] - point[0, :2], axis=1).max() < 0.01

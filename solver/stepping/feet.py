@@ -47,13 +47,13 @@ def feet_at(plan, character, times, rotations, terrain=None) -> Feet:
         k = mine[np.clip(np.searchsorted(tr.contact[mine], times, side="right") - 1, 0, len(mine) - 1)]
         position[:, foot], rotation[:, foot], footprint[:, foot] = tr.positions[k], rotations[k], k
     ground = position[..., 2].copy()
-    half = ball_offset(character)
     for pivot in plan.pivots:  # a handful: one per large turn
         rows = (times >= pivot.start) & (times < pivot.end)
         if not rows.any():
             continue
         w = foot_progress((times[rows] - pivot.start) / (pivot.end - pivot.start))
         a, b = pivot.before, pivot.after
+        half = pivot.offset  # the point of the sole it turns about (steps.pivot_offset: the ball)
         ball_a = tr.positions[a] + half * rotations[a][:, 1]
         ball_b = tr.positions[b] + half * rotations[b][:, 1]
         axis, angle = axis_angle_between(rotations[a][None], rotations[b][None])

@@ -20,7 +20,8 @@ from .stance import SOLE_GAP, forward, require_biped, soles_apart, wrap
 
 SAME_TIME = 1e-6  # seconds: a contact this close to the previous lift-off of its foot continues the stance
 PIVOT_TIME = 0.2  # seconds a pivot takes when no swing of the other foot is under way at its instant
-PIVOT_SLIDE = 0.005  # metres the ball may move in a pivot (the planner's turn about it moves it by rounding only)
+PIVOT_SLIDE = 0.02  # metres the point a pivot turns about may move: the planner's own turns, by rounding only;
+# a track planned for the preset and baked onto a Rigify human turns about a point 8 mm past the rig's toe tip
 MAX_PIVOT_TURN = math.radians(90.0)  # the most a foot turns on its ball at once
 
 
@@ -39,13 +40,16 @@ class Swing:
 
 @dataclass(frozen=True)
 class Pivot:
-    """A foot turning on the ground from footprint `before` to `after` (about its ball) from start to end."""
+    """A foot turning on the ground from footprint `before` to `after` from start to end, about the point of its
+    sole `offset` metres ahead of its support point (pivot_offset: its ball, for the character it was planned
+    for)."""
 
     foot: int
     before: int
     after: int
     start: float
     end: float
+    offset: float
 
 
 @dataclass(frozen=True)
@@ -106,12 +110,12 @@ def step_plan(track, character: Character) -> StepPlan:
                 splits.append((foot, int(a), int(b)))
             else:
                 swings.append((foot, int(a), int(b)))
-    _check_pivots(splits, tr, character)
+    offsets = _check_pivots(splits, tr, character)
     swings.sort(key=lambda s: tr.liftoff[s[1]])
     plan = StepPlan(schedule, (), ())
     swings = tuple(Swing(foot, a, b, plan.standing_on(1 - foot, tr.liftoff[a]), float(tr.liftoff[a]),
                          float(tr.contact[b])) for foot, a, b in swings)
-    pivots = tuple(_pivot(foot, a, b, tr, swings) for foot, a, b in splits)
+    pivots = tuple(_pivot(foot, a, b, tr, swings, offset) for (foot, a, b), offset in zip(splits, offsets))
     plan = StepPlan(schedule, swings, pivots)
     _check_landings(plan, character)
     return plan
@@ -134,28 +138,46 @@ def _check_landings(plan, character):
                           f"(footprint {standing[k]}): the soles must stay {SOLE_GAP * 100:.0f} cm apart")
 
 
+def pivot_offset(track, before, after, character):
+    """(offset, slide): the point of the foot's long axis, `offset` metres ahead of its support point (within the
+    sole), that the turn from footprint `before` to `after` leaves most still, and how far it still moves. A track
+    planned for this character turns about the ball (ball_offset, slide 0); planned for another's feet, about the
+    same point of the ground, a little ahead or behind this character's ball (a Rigify human's foot is not the
+    preset's); a turn with no still point on the sole slides."""
+    f_before, f_after = forward(track.headings[before]), forward(track.headings[after])
+    apart = f_before - f_after  # a point s ahead stays still where the support points moved by s times this
+    moved = track.positions[after, :2] - track.positions[before, :2]
+    spread = float(apart @ apart)
+    offset = ball_offset(character) if spread < 1e-12 else float(np.clip(moved @ apart / spread, -character.heel,
+                                                                             character.toe))
+    return offset, float(np.linalg.norm(moved - offset * apart))
+
+
 def _check_pivots(splits, track, character):
-    """A footprint that takes over the instant its foot's previous one ends is that foot turning on its ball:
-    SteppingError naming it where the ball moves more than PIVOT_SLIDE (a step with no time to swing: the foot
-    would slide along the ground) or it turns more than MAX_PIVOT_TURN."""
+    """Each pivot's offset (pivot_offset): a footprint that takes over the instant its foot's previous one ends is
+    that foot turning on its sole: SteppingError naming it where the point it turns about moves more than
+    PIVOT_SLIDE (a step with no time to swing: the foot would slide along the ground) or it turns more than
+    MAX_PIVOT_TURN."""
+    offsets = []
     for foot, before, after in splits:  # the track's pivots: a handful
-        ball = [track.positions[k, :2] + ball_offset(character) * forward(track.headings[k]) for k in (before, after)]
-        moved = float(np.linalg.norm(ball[1] - ball[0]))
+        offset, moved = pivot_offset(track, before, after, character)
+        offsets.append(offset)
         turn = abs(float(wrap(track.headings[after] - track.headings[before])))
         if moved > PIVOT_SLIDE or turn > MAX_PIVOT_TURN + 1e-9:
             raise SteppingError(f"footprint {after} (foot {BIPED_FEET[foot]}) lands the instant footprint {before} "
                                 f"lifts, {moved * 100:.1f} cm and {math.degrees(turn):.0f} degrees from it: a step needs "
-                                "time to swing (a pivot turns on the ball, at most "
+                                "time to swing (a pivot turns about a point of its sole, at most "
                                 f"{math.degrees(MAX_PIVOT_TURN):.0f} degrees, without moving it)")
+    return offsets
 
 
-def _pivot(foot, before, after, track, swings):
-    """The pivot from footprint `before` to `after`: over the other foot's swing under way at the instant, or
-    PIVOT_TIME around it, within the two footprints' stance."""
+def _pivot(foot, before, after, track, swings, offset):
+    """The pivot from footprint `before` to `after` about the point `offset` ahead of the support point: over the
+    other foot's swing under way at the instant, or PIVOT_TIME around it, within the two footprints' stance."""
     instant = float(track.liftoff[before])
     for swing in swings:
         if swing.foot != foot and swing.t1 <= instant <= swing.t2:
-            return Pivot(foot, before, after, swing.t1, swing.t2)
+            return Pivot(foot, before, after, swing.t1, swing.t2, offset)
     start = max(instant - 0.5 * PIVOT_TIME, float(track.contact[before]))
     end = min(instant + 0.5 * PIVOT_TIME, float(track.liftoff[after]))
-    return Pivot(foot, before, after, start, end)
+    return Pivot(foot, before, after, start, end, offset)

@@ -194,6 +194,29 @@ def test_json_export_keeps_the_stepping_mark_and_imports_back(rig, modules, tmp_
     assert again.read_text() == text
 
 
+def test_a_stepping_file_planned_for_the_preset_bakes_onto_the_rig(rig, modules, tmp_path):
+    """A stepping track planned for the preset human (as `step --track-output` writes it), turning 90 degrees on
+    the spot, imported and baked onto the Rigify human: its feet are not the preset's, and its pivoting foot turns
+    about the preset's turning point (past its own ball), which stays still."""
+    stepping, tracks = modules("solver.stepping"), modules("solver.track")
+    human = modules("solver.character").preset("human")
+    track = stepping.step_to_stance(human, stepping.Stance.centred(human, 0.0, 0.0, 0.0),
+                                    stepping.Stance.centred(human, 0.4, 0.9, math.radians(90.0)))
+    path = tmp_path / "steps.json"
+    path.write_text(tracks.dumps(tracks.track_to_json(track)))
+    assert bpy.ops.footprint.import_json(filepath=str(path)) == {"FINISHED"}
+    coll = bpy.context.scene.footprint.active_track
+    coll.footprint_track.rig = rig
+    strip, motion = modules("footprint_addon.bake").bake(bpy.context, coll, rig)
+    assert motion.report["stepping"]["pivots"] == 1 and strip.frame_end > strip.frame_start
+    (pivot,) = modules("solver.stepping.steps").step_plan(motion.track, motion.character).pivots
+    assert pivot.offset > 0.5 * motion.character.foot_length + 0.03  # past the rig's own ball
+    turning = (motion.times >= pivot.start) & (motion.times < pivot.end)
+    ahead = np.einsum("nij,j->ni", motion.foot_rotation[turning, pivot.foot], [0.0, 1.0, 0.0])
+    point = motion.feet[turning, pivot.foot] + pivot.offset * ahead
+    assert np.linalg.norm(point[:, :2] - point[0, :2], axis=1).max() < 0.01
+
+
 def key_step_example(rig, name, step, rotations, frames=(1, 21)):
     """An action on the rig: standing, then the left foot's IK control moved by `step` (world metres) and the
     upper-body bones turned to `rotations` ({bone: (axis, degrees)} in the bone's own frame) at the last frame;

@@ -53,13 +53,13 @@ def feet_at(plan, character, times, rotations, terrain=None) -> Feet:
             continue
         w = foot_progress((times[rows] - pivot.start) / (pivot.end - pivot.start))
         a, b = pivot.before, pivot.after
-        half = pivot.offset  # the point of the sole it turns about (steps.pivot_offset: the ball)
-        ball_a = tr.positions[a] + half * rotations[a][:, 1]
-        ball_b = tr.positions[b] + half * rotations[b][:, 1]
+        ahead = pivot.offset  # the point of the sole it turns about (steps.pivot_offset: the ball)
+        still_a = tr.positions[a] + ahead * rotations[a][:, 1]
+        still_b = tr.positions[b] + ahead * rotations[b][:, 1]
         axis, angle = axis_angle_between(rotations[a][None], rotations[b][None])
         turned = rotations[a] @ rodrigues(np.repeat(axis, rows.sum(), axis=0), angle[0] * w)
-        ball = ball_a + (ball_b - ball_a) * w[:, None]
-        position[rows, pivot.foot] = ball - half * turned[:, :, 1]
+        still = still_a + (still_b - still_a) * w[:, None]
+        position[rows, pivot.foot] = still - ahead * turned[:, :, 1]
         rotation[rows, pivot.foot] = turned
         ground[rows, pivot.foot] = tr.positions[a, 2] + (tr.positions[b, 2] - tr.positions[a, 2]) * w
         footprint[rows, pivot.foot] = np.where(times[rows] < tr.liftoff[a], a, b)

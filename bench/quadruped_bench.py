@@ -7,7 +7,7 @@ import time
 
 from footprint_locomotion.solver import biped
 from footprint_locomotion.solver.character import preset
-from footprint_locomotion.solver.problem import clear_timing_cache
+from footprint_locomotion.solver.core.problem import clear_timing_cache
 from footprint_locomotion.solver.quadruped import gaits
 from footprint_locomotion.solver.quadruped.gait_track import gait_track
 

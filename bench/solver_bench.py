@@ -6,8 +6,9 @@ import time
 
 import numpy as np
 
-from footprint_locomotion.solver import biped, character, footpath, optimize, timing
-from footprint_locomotion.solver.problem import Problem, clear_timing_cache
+from footprint_locomotion.solver import biped, character, footpath, timing
+from footprint_locomotion.solver.core import optimize
+from footprint_locomotion.solver.core.problem import Problem, clear_timing_cache
 from footprint_locomotion.solver.track import load_track, make_track
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "data")

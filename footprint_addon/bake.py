@@ -16,7 +16,7 @@ import numpy as np
 
 from ..solver import biped
 from ..solver.body import walking
-from ..solver.orientation import rotation_matrices
+from ..solver.core.orientation import rotation_matrices
 from ..solver.track import frame_count
 from ..solver.transforms import quaternion_from_matrix, rotation_z
 from . import animation, body_pose, ownership, scene_clock, scene_io, solved

@@ -11,14 +11,14 @@ import time
 import numpy as np
 
 from . import legs as legs_module
-from . import orientation, spline, threads
+from .core import orientation, spline, threads
 from .character import Character, character_from_json
 from .errors import RangeError
 from .motion import POSE, Motion, first_non_finite, frame_measures, frames_of, quality_report
-from .optimize import greedy_descent, levenberg_marquardt
-from .problem import Problem, Weights, Window
+from .core.optimize import greedy_descent, levenberg_marquardt
+from .core.problem import Problem, Weights, Window
 from .quadruped.two_mass import TwoMassProblem
-from .schedule import build_schedule
+from .core.schedule import build_schedule
 from .stepping import solve_steps
 from .stepping import walk_ends  # (a module: walk_ends solves its walk through this one)
 from .stepping.steps import step_plan

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import physics
+from .core import physics
 from .character import GRAVITY
 from .track import track_to_json
 

@@ -4,7 +4,7 @@ dimension D (a biped's COM: 3; a quadruped's COM and spine vector: 6)."""
 
 import numpy as np
 
-from footprint_locomotion.solver import optimize
+from footprint_locomotion.solver.core import optimize
 
 
 def assert_derivatives_match(problem, iterations=4):

@@ -1002,7 +1002,7 @@ def test_an_invalid_live_edit_keeps_the_last_preview_and_says_why(addon, rig_sce
 def test_an_unconverged_solve_warns_from_the_operators(addon, rig_scene, monkeypatch, capfd):
     """With the optimiser cut short, Preview and Bake still do their work but warn (Blender prints an
     operator's reports in the background), and the Rig panel's first report line says so."""
-    optimize = sys.modules[f"{addon}.solver.optimize"]
+    optimize = sys.modules[f"{addon}.solver.core.optimize"]
     biped = sys.modules[f"{addon}.solver.biped"]
     monkeypatch.setitem(biped.METHODS, "lm", lambda problem, *start: optimize.levenberg_marquardt(
         problem, *start, max_iterations=3))

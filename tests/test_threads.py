@@ -10,7 +10,7 @@ from conftest import FIG1
 
 def test_a_solve_runs_on_one_blas_thread_and_puts_the_threads_back(addon, monkeypatch):
     biped = importlib.import_module(addon + ".solver.biped")
-    threads = importlib.import_module(addon + ".solver.threads")
+    threads = importlib.import_module(addon + ".solver.core.threads")
     track = importlib.import_module(addon + ".solver.track").load_track(FIG1)
     seen = []
     optimise = biped.METHODS["lm"]

@@ -11,7 +11,7 @@ import pytest
 from footprint_locomotion.solver import biped
 from footprint_locomotion.solver.body import walking
 from footprint_locomotion.solver.character import preset
-from footprint_locomotion.solver.orientation import rotation_matrices
+from footprint_locomotion.solver.core.orientation import rotation_matrices
 from footprint_locomotion.solver.terrain import terrain_from_json
 from footprint_locomotion.solver.track import load_track, make_track
 

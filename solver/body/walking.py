@@ -23,7 +23,7 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from ..orientation import left_phase, pelvis_oscillation, rotation_matrices, window_ends
+from ..core.orientation import left_phase, pelvis_oscillation, rotation_matrices, window_ends
 from ..transforms import axis_angle_between, rodrigues
 
 REFERENCE_SPEED = 1.3  # m/s: the speed the defaults are for

@@ -42,7 +42,7 @@ import numpy as np
 
 from ..character import GRAVITY
 from ..errors import FootprintError, NonFiniteError, RangeError
-from ..orientation import BODY_WINDOW, bank, rotation_matrices
+from ..core.orientation import BODY_WINDOW, bank, rotation_matrices
 from ..track import MAX_DISTANCE, MAX_FRAMES
 from ..transforms import axis_angle_between, rodrigues
 

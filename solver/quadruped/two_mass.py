@@ -34,10 +34,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .. import orientation, physics
+from ..core import orientation, physics
 from ..character import FORE_FEET, HIND_FEET, Character
-from ..problem import Problem, Weights, per_leg, samples_last
-from ..spline import GRAVITY_VECTOR
+from ..core.problem import Problem, Weights, per_leg, samples_last
+from ..core.spline import GRAVITY_VECTOR
 
 TRAJECTORY_GRAVITY = np.concatenate([GRAVITY_VECTOR, np.zeros(3)])  # the COM falls; the spine vector does not
 QUADRUPED_COMFORT = 40.0  # K_lc per leg (Torkos eq. 4 gives no value). Measured on the dog (12 m tracks, mean

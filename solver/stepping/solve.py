@@ -15,7 +15,7 @@ import numpy as np
 from ..character import character_from_json
 from ..errors import RangeError
 from ..motion import SWING_MIN, Motion, first_non_finite, frame_measures, quality_report
-from ..orientation import body_yaw, hip_offsets_in_world
+from ..core.orientation import body_yaw, hip_offsets_in_world
 from ..terrain import terrain_from_json
 from ..track import frame_count
 from . import height as height_module

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..character import BIPED_FEET, Character
 from ..errors import StanceError, SteppingError
-from ..schedule import build_schedule
+from ..core.schedule import build_schedule
 from .feet import ball_offset
 from .stance import SOLE_GAP, forward, require_biped, soles_apart, wrap
 

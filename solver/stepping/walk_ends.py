@@ -29,9 +29,9 @@ from .. import biped
 from ..character import BIPED_FEET
 from ..errors import SteppingError
 from ..motion import POSE, Motion, frame_measures, frames_of, quality_report
-from ..orientation import body_yaw, hip_offsets_in_world
-from ..schedule import build_schedule
-from ..spline import hermite_basis
+from ..core.orientation import body_yaw, hip_offsets_in_world
+from ..core.schedule import build_schedule
+from ..core.spline import hermite_basis
 from ..track import STEPPING, frame_count, make_track
 from .feet import feet_at, footprint_rotations
 from .profiles import bezier_arc_length, bezier_motion

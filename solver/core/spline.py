@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .character import GRAVITY
+from ..character import GRAVITY
 from .schedule import Schedule
 
 GRAVITY_VECTOR = np.array([0.0, 0.0, -GRAVITY])

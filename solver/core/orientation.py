@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .character import GRAVITY
+from ..character import GRAVITY
 
 BODY_WINDOW = 1.0  # seconds: the moving window (vdP97 §2.6) over which the feet's headings are averaged, and
 # the COM's acceleration for banking

@@ -12,9 +12,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from .character import Character
-from .errors import TimingError, UnknownFootError
-from .track import Track, validate
+from ..character import Character
+from ..errors import TimingError, UnknownFootError
+from ..track import Track, validate
 
 SAMPLES_PER_SEGMENT = 10  # vdP97 §2.4.3: the energy integral is discretised at 10 points per segment
 MIN_PHASE = 1e-3  # seconds: the shortest phase (segment between knots) the solver accepts; shorter ones

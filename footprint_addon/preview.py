@@ -6,7 +6,7 @@ them back, and removes exactly what it added."""
 import bpy
 import numpy as np
 
-from ..solver.transforms import quaternion_from_matrix
+from ..solver.body.transforms import quaternion_from_matrix
 from . import animation, bake, body_pose, ownership
 from .rigs import bind
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..solver.stepping import transition as solver
 from ..solver.stepping.transition import TransitionError
-from ..solver.transforms import quaternion_from_matrix, quaternion_matrices
+from ..solver.body.transforms import quaternion_from_matrix, quaternion_matrices
 from . import animation, headless, scene_clock
 from .rigs import MissingBonesError, bind
 

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from . import legs as legs_module
+from .body import legs as legs_module
 from .core import orientation, spline, threads
 from .character import Character, character_from_json
 from .errors import RangeError

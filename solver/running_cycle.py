@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import legs as legs_module
+from .body import legs as legs_module
 from .character import Character
 from .motion import Motion
 from .core.orientation import hip_offsets_in_world

@@ -8,7 +8,8 @@ import os
 import numpy as np
 import pytest
 
-from footprint_locomotion.solver import biped, character, errors, footpath, legs, timing, transforms
+from footprint_locomotion.solver import biped, character, errors, footpath, timing
+from footprint_locomotion.solver.body import legs, transforms
 from footprint_locomotion.solver.core import blocktridiag, optimize, orientation, physics
 from footprint_locomotion.solver.character import GRAVITY
 from footprint_locomotion.solver import motion as motion_module

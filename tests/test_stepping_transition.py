@@ -34,7 +34,7 @@ def _standing_action(addon, rig, name, chest_sway, root=None, feet=None):
     the chest swaying (the upper body's blend shows), and optionally the root bone moved and turned
     (root: armature-space 4 x 4) or the foot IK controls moved (feet: {bone: armature-space offset})."""
     animation = _module(addon, "footprint_addon.animation")
-    transforms = _module(addon, "solver.transforms")
+    transforms = _module(addon, "solver.body.transforms")
     writer = animation.ChannelWriter(name, rig)
     frames = np.arange(1, LENGTH + 1)
     n = len(frames)
@@ -267,7 +267,7 @@ def test_a_long_step_lowers_the_pelvis_rather_than_stretch_a_leg(addon, rigify_b
 
 def _controls_moved(addon, rig, name, bones, move):
     """An action over LENGTH frames keying the (parentless) bones where the world transform move puts them."""
-    transforms = _module(addon, "solver.transforms")
+    transforms = _module(addon, "solver.body.transforms")
     writer = _module(addon, "footprint_addon.animation").ChannelWriter(name, rig)
     world = np.array(rig.matrix_world)
     frames = np.arange(1, LENGTH + 1)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...solver import json_input
 from ...solver.character import ALL_FEET, QUADRUPED_FEET, QUADRUPED_REACH, QUADRUPEDS, Character, preset
-from ...solver.transforms import rotation_z
+from ...solver.body.transforms import rotation_z
 
 
 class MissingBonesError(ValueError):

@@ -24,7 +24,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from ..core.orientation import left_phase, pelvis_oscillation, rotation_matrices, window_ends
-from ..transforms import axis_angle_between, rodrigues
+from .transforms import axis_angle_between, rodrigues
 
 REFERENCE_SPEED = 1.3  # m/s: the speed the defaults are for
 MAX_SPEED_FACTOR = 1.6  # arm swing and lean stop growing here (about 2 m/s)

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..legs import flush_rotations, terrain_normals
-from ..transforms import axis_angle_between, rodrigues
+from ..body.legs import flush_rotations, terrain_normals
+from ..body.transforms import axis_angle_between, rodrigues
 from .profiles import foot_progress, lift_arc
 
 LIFT_CHECKS = np.linspace(0.1, 0.9, 33)  # normalised swing times where the lift's clearance is checked

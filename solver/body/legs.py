@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core.orientation import body_yaw, rotation_matrices
-from .core.schedule import walking_landings
+from ..core.orientation import body_yaw, rotation_matrices
+from ..core.schedule import walking_landings
 from .transforms import axis_angle_between, rodrigues
 
 U_GRID = np.linspace(0.1, 0.9, 33)  # where a swing's clearance is checked

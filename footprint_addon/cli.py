@@ -82,16 +82,16 @@ def _plot(args):
 
 
 def _running(args):
-    from ..solver import running
+    from ..solver.running import parameters
     from ..solver.track import dumps, track_to_json
 
-    params = running.natural(args.speed_kmh, args.level, args.body_height)
+    params = parameters.natural(args.speed_kmh, args.level, args.body_height)
     if args.step_frequency is not None:
-        params = running.change(params, "step_frequency", args.step_frequency, locked=("velocity",))
-    track = running.running_track(params, args.steps, start_standing=args.start_standing,
+        params = parameters.change(params, "step_frequency", args.step_frequency, locked=("velocity",))
+    track = parameters.running_track(params, args.steps, start_standing=args.start_standing,
                                   stop_standing=args.stop_standing)
     write_atomically(args.output, dumps(track_to_json(track)))
-    print(f"running: {running.kmh(params.velocity):.1f} km/h, step length {params.step_length:.3f} m, "
+    print(f"running: {parameters.kmh(params.velocity):.1f} km/h, step length {params.step_length:.3f} m, "
           f"{params.step_frequency:.1f} steps/min, flight {params.flight_time:.3f} s; "
           f"{len(track)} footprints -> {args.output}")
     return 0

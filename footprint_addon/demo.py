@@ -16,7 +16,7 @@ import numpy as np
 from ..solver.character import preset
 from ..solver.drawing import foot_color, outlines_in_world
 from ..solver.examples import fig1_track
-from ..solver import running
+from ..solver.running import parameters
 from ..solver.placement import append_step
 from ..solver.quadruped import terrains as quadruped_terrains
 from ..solver.quadruped.gait_track import Section, sections_track
@@ -95,7 +95,7 @@ def story_track():
     add([11.4], "walk")
     # A run along the top, built by RUNNER's equations (B&C 1996 eqs. 1-6) for 12 km/h, accelerating from
     # the walk's last footprint (which stands in for the run's standing start).
-    run = running.running_track(running.natural(12.0), 7, start_standing=True).take(slice(1, None))
+    run = parameters.running_track(parameters.natural(12.0), 7, start_standing=True).take(slice(1, None))
     last = track.time_order()[-1]
     if str(track.feet[last]) == str(run.feet[0]):  # the run starts with the other foot
         run = run.replace(feet=np.where(run.feet == "L", "R", "L"))

@@ -4,10 +4,10 @@
 import math
 
 
-from ..solver import running
-from ..solver.running_attributes import natural_attributes
-from ..solver.running_cycle import running_cycle
-from ..solver.running_pelvis import LegGeometry
+from ..solver.running import parameters
+from ..solver.running.attributes import natural_attributes
+from ..solver.running.cycle import running_cycle
+from ..solver.running.pelvis import LegGeometry
 from . import animation, bake, scene_clock
 from .ownership import BAKE_TRACK
 from .running_upper_body import upper_body_channels
@@ -39,7 +39,7 @@ def bake_cycle(context, rig, params, in_place=True, attributes=None):
     channels = bake.control_channels(binding, motion)
     frames = scene.frame_start + motion.times * fps  # sub-frame keys: the loop is exactly one stride long
     mode = "in place" if in_place else "root motion"
-    name = f"Run {running.kmh(params.velocity):.1f} km/h ({mode})"
+    name = f"Run {parameters.kmh(params.velocity):.1f} km/h ({mode})"
     writer = bake.write_action(rig, binding, name, frames, channels, upper_body_channels(binding, motion, attributes))
     writer.action[RUN_KEY] = mode
     if in_place:

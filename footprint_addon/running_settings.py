@@ -4,8 +4,8 @@ consistent with the paper's equations as they are edited, and previewed live on 
 import bpy
 from bpy.props import BoolProperty, FloatProperty, PointerProperty, StringProperty
 
-from ..solver import running
-from ..solver.running_attributes import ATTRIBUTE_NAMES, RANGES, natural_attributes
+from ..solver.running import parameters
+from ..solver.running.attributes import ATTRIBUTE_NAMES, RANGES, natural_attributes
 
 PARAMETER_PROPS = {"velocity": "velocity_kmh", "step_length": "step_length", "step_frequency": "step_frequency",
                    "flight_height": "flight_height"}
@@ -39,8 +39,8 @@ UNIT_WORDS = {"deg": ", degrees", "m": ", metres", "": ""}  # unitless ones say 
 
 def current(settings):
     """RunningParameters from the settings as they stand."""
-    v = running.m_per_min(settings.velocity_kmh)
-    return running.RunningParameters(v, settings.step_length, settings.step_frequency, settings.flight_height,
+    v = parameters.m_per_min(settings.velocity_kmh)
+    return parameters.RunningParameters(v, settings.step_length, settings.step_frequency, settings.flight_height,
                                      settings.flight_time, settings.level, settings.body_height)
 
 
@@ -53,7 +53,7 @@ def write_back(settings, params):
     key = settings.as_pointer()
     _updating.add(key)
     try:
-        settings.velocity_kmh = running.kmh(params.velocity)
+        settings.velocity_kmh = parameters.kmh(params.velocity)
         settings.step_length = params.step_length
         settings.step_frequency = params.step_frequency
         settings.flight_height = params.flight_height
@@ -93,7 +93,7 @@ def run_preview(scene):
         attributes = natural_attributes(current(settings), **chosen_attributes(settings))
         running_bake.bake_cycle(bpy.context, settings.rig, current(settings), settings.in_place, attributes)
         settings.error = ""
-    except (running.RunningError, MissingBonesError, ValueError) as exc:
+    except (parameters.RunningError, MissingBonesError, ValueError) as exc:
         settings.error = str(exc)
 
 
@@ -103,12 +103,12 @@ def _parameter_updater(name):
             return
         prop = PARAMETER_PROPS[name]
         value = getattr(settings, prop)
-        value = running.m_per_min(value) if name == "velocity" else value
+        value = parameters.m_per_min(value) if name == "velocity" else value
         locked = [n for n in PARAMETER_PROPS if getattr(settings, f"lock_{n}") and n != name]
         base = current(settings)  # the edited value is already in; change() recomputes the rest from it
         try:
-            params = running.change(base, name, value, locked)
-        except running.RunningError as exc:  # shown in the panel; the other values stay as they were
+            params = parameters.change(base, name, value, locked)
+        except parameters.RunningError as exc:  # shown in the panel; the other values stay as they were
             settings.error = str(exc)
             return
         write_back(settings, params)
@@ -120,8 +120,8 @@ def _level_update(settings, context):
     if settings.as_pointer() in _updating:
         return
     try:
-        params = running.natural(settings.velocity_kmh, settings.level, settings.body_height)
-    except running.RunningError as exc:
+        params = parameters.natural(settings.velocity_kmh, settings.level, settings.body_height)
+    except parameters.RunningError as exc:
         settings.error = str(exc)
         return
     write_back(settings, params)
@@ -174,7 +174,7 @@ def _settings_annotations():
         notes[f"lock_{name}"] = BoolProperty(
             name=f"Lock {name.replace('_', ' ')}", default=False,
             description=f"Keep the {name.replace('_', ' ')} fixed while the other parameters change")
-    defaults = natural_attributes(running.natural(12.0))
+    defaults = natural_attributes(parameters.natural(12.0))
     for name in ATTRIBUTE_NAMES:
         low, high, unit, _group = RANGES[name]
         notes[name] = FloatProperty(name=name.replace("_", " ").title() + (f" ({unit})" if unit else ""),

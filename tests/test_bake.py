@@ -426,12 +426,12 @@ def test_running_cycle_with_root_motion_plants_feet_and_flies_ballistically(addo
     bpy.context.scene.render.fps = 60
     assert bpy.ops.footprint.run_cycle(rig="rig", speed_kmh=12.0, in_place=False) == {"FINISHED"}
     running_bake = sys.modules[f"{addon}.footprint_addon.running_bake"]
-    running = sys.modules[f"{addon}.solver.running"]
+    running = sys.modules[f"{addon}.solver.running.parameters"]
     bake = bake_module(addon)
     binding = bake.bind(rig_scene)
     character = bake.rig_character(binding)
     params = running.natural(12.0)
-    cycle_module = sys.modules[f"{addon}.solver.running_cycle"]
+    cycle_module = sys.modules[f"{addon}.solver.running.cycle"]
     motion, constraints, _cycle = cycle_module.running_cycle(
         params, character, running_bake.rig_leg_geometry(character, min(binding.measurements["chains"].values()),
                                                           10.5), 60.0)
@@ -506,8 +506,8 @@ def test_running_presets_ship_and_users_can_add(addon, rig_scene, tmp_path):
 def test_running_upper_body_swings_arms_with_the_opposite_hip(addon, rig_scene):
     bpy.context.scene.render.fps = 60
     assert bpy.ops.footprint.run_cycle(rig="rig", speed_kmh=14.0, in_place=True) == {"FINISHED"}
-    running = sys.modules[f"{addon}.solver.running"]
-    attributes = sys.modules[f"{addon}.solver.running_attributes"].natural_attributes(running.natural(14.0))
+    running = sys.modules[f"{addon}.solver.running.parameters"]
+    attributes = sys.modules[f"{addon}.solver.running.attributes"].natural_attributes(running.natural(14.0))
     cycle = 2 * 60.0 / running.natural(14.0).step_frequency
     frames = 1 + np.linspace(0, cycle * 60.0, 24, endpoint=False)
     names = ["DEF-upper_arm.L", "DEF-forearm.L", "DEF-hand.L", "DEF-shoulder.L", "DEF-foot.R", "DEF-thigh.R",
@@ -536,10 +536,10 @@ def test_running_swing_leg_meets_its_phase_constraints(addon, rig_scene):
     knee-flexion attribute (B&C §3.3.2), on the evaluated rig."""
     bpy.context.scene.render.fps = 120
     assert bpy.ops.footprint.run_cycle(rig="rig", speed_kmh=14.0, in_place=False) == {"FINISHED"}
-    running = sys.modules[f"{addon}.solver.running"]
+    running = sys.modules[f"{addon}.solver.running.parameters"]
     params = running.natural(14.0)
-    attributes = sys.modules[f"{addon}.solver.running_attributes"].natural_attributes(params)
-    pelvis = sys.modules[f"{addon}.solver.running_pelvis"]
+    attributes = sys.modules[f"{addon}.solver.running.attributes"].natural_attributes(params)
+    pelvis = sys.modules[f"{addon}.solver.running.pelvis"]
     bake = bake_module(addon)
     binding = bake.bind(rig_scene)
     character = bake.rig_character(binding)

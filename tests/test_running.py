@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from footprint_locomotion.solver import running
+from footprint_locomotion.solver.running import parameters as running
 from footprint_locomotion.solver.character import GRAVITY
 from footprint_locomotion.solver.track import load_track, validate
 
@@ -104,7 +104,7 @@ def test_running_command_writes_a_track(tmp_path):
     assert json.loads(out.read_text())["format"] == "footprint-track"
 
 
-from footprint_locomotion.solver import running_pelvis  # noqa: E402
+from footprint_locomotion.solver.running import pelvis as running_pelvis  # noqa: E402
 
 
 def test_pelvis_flight_is_a_parabola_and_the_step_is_seamless():
@@ -151,7 +151,7 @@ def test_overstride_falls_with_velocity():
     assert fast.overstride < slow.overstride
 
 
-from footprint_locomotion.solver import running_attributes as attrs  # noqa: E402
+from footprint_locomotion.solver.running import attributes as attrs  # noqa: E402
 
 
 def test_nineteen_attributes_with_the_papers_couplings():
@@ -206,7 +206,8 @@ def test_running_feet_turn_without_a_snap_where_they_land_and_lift():
     """At 240 fps, from the frame before a touchdown or a lift-off to the frame after, no foot turns by more
     than a few degrees: the swing turns the foot to its strike angle on the way down (it snapped by 18
     degrees at every heel strike), and starts from the pose it left the ground in (the hips at lift-off)."""
-    from footprint_locomotion.solver import character, running_cycle
+    from footprint_locomotion.solver import character
+    from footprint_locomotion.solver.running import cycle as running_cycle
 
     human = character.preset("human")
     legs = running_pelvis.LegGeometry.for_height(1.8)
@@ -220,7 +221,8 @@ def test_running_feet_turn_without_a_snap_where_they_land_and_lift():
 
 
 def test_heel_and_toe_strike_roll_onto_the_sole_about_the_contact_point():
-    from footprint_locomotion.solver import character, running_cycle
+    from footprint_locomotion.solver import character
+    from footprint_locomotion.solver.running import cycle as running_cycle
 
     human = character.preset("human")
     legs = running_pelvis.LegGeometry.for_height(1.8)

@@ -3,7 +3,7 @@
 import bpy
 from bpy.props import StringProperty
 
-from ...solver import running
+from ...solver.running import parameters
 from ...solver.motion import report_warnings
 from .. import bake, preview, rig_quality, running_bake
 from ..rigs import MissingBonesError, leg_ik
@@ -173,9 +173,9 @@ class FOOTPRINT_OT_run_cycle(bpy.types.Operator):
         if rig is None:
             return {"CANCELLED"}
         try:
-            params = running.natural(self.speed_kmh, self.level)
+            params = parameters.natural(self.speed_kmh, self.level)
             if self.step_frequency > 0.0:
-                params = running.change(params, "step_frequency", self.step_frequency, locked=("velocity",))
+                params = parameters.change(params, "step_frequency", self.step_frequency, locked=("velocity",))
             strip, _motion, cycle = running_bake.bake_cycle(context, rig, params, self.in_place)
         except BAKE_ERRORS as exc:
             self.report({"ERROR"}, f"{exc}: nothing made")

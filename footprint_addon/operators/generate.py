@@ -7,7 +7,8 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from mathutils import geometry
 
-from ...solver import footpath, running
+from ...solver import footpath
+from ...solver.running import parameters
 from ...solver.character import preset
 from ...solver.errors import FootprintError, PathError, PlanningError
 from ...solver.planning.four_legs.around import path_around
@@ -247,7 +248,7 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
             self.report({"INFO"}, f"{len(track)} footprints along {curve.name} in {coll.name!r}: {summary}")
             return {"FINISHED"}
         try:
-            stride = running.natural(self.speed_kmh) if self.runner else None
+            stride = parameters.natural(self.speed_kmh) if self.runner else None
             points, corners = curve_polyline(curve, depsgraph)
             bent, obstacles = bent_around(points, around, depsgraph, character)
             corners = corners or not np.array_equal(bent, points)  # a detour's corners: the feet turn at them
@@ -256,10 +257,10 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
             path = footpath.Path(points, step if corners else None)
             if stride:  # B&C 1996 eqs. 1-6: step lengths and times from the running parameters
                 count = int(path.length / stride.step_length) + 1 if self.fill else self.steps
-                run = running.running_track(stride, count, self.step_width, self.run_start, self.run_stop)
+                run = parameters.running_track(stride, count, self.step_width, self.run_start, self.run_stop)
                 while run.positions[:, 1].max() > path.length and count > 1:  # ramps take shorter steps
                     count -= 1
-                    run = running.running_track(stride, count, self.step_width, self.run_start, self.run_stop)
+                    run = parameters.running_track(stride, count, self.step_width, self.run_start, self.run_stop)
                 if run.positions[:, 1].max() > path.length + 1e-6:
                     raise PathError(f"the path is {path.length:.2f} m long, the footprints need "
                                     f"{run.positions[:, 1].max():.2f} m")

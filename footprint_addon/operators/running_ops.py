@@ -3,7 +3,7 @@
 import bpy
 from bl_operators.presets import AddPresetBase
 
-from ...solver.running_attributes import ATTRIBUTE_NAMES
+from ...solver.running.attributes import ATTRIBUTE_NAMES
 from .. import running_settings
 
 

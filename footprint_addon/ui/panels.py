@@ -233,7 +233,7 @@ class FOOTPRINT_PT_running_attributes(_FootprintsPanel, bpy.types.Panel):
     bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context):
-        from ...solver.running_attributes import ATTRIBUTE_NAMES, RANGES
+        from ...solver.running.attributes import ATTRIBUTE_NAMES, RANGES
 
         settings = context.scene.footprint_running
         chosen = set(settings.chosen.split(","))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .running import RunningError, RunningParameters
+from .parameters import RunningError, RunningParameters
 
 # name: (minimum, maximum, unit, group)
 RANGES = {

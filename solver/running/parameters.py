@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .character import GRAVITY
-from .errors import FootprintError
-from .track import Track, make_track
+from ..character import GRAVITY
+from ..errors import FootprintError
+from ..track import Track, make_track
 
 V_NORM = 400.0  # m/min: step length stops growing above this speed, for a 1.8 m tall runner (§2.2)
 DEFAULT_BODY_HEIGHT = 1.8

@@ -9,16 +9,16 @@ from dataclasses import replace
 
 import numpy as np
 
-from .body import legs as legs_module
-from .character import Character
-from .motion import Motion
-from .core.orientation import hip_offsets_in_world
-from .running import RunningParameters
-from .running_attributes import Attributes, natural_attributes
-from .running_pelvis import LegGeometry, StepConstraints, step
-from .core.schedule import build_schedule
-from .core.spline import hermite_basis
-from .track import make_track
+from ..body import legs as legs_module
+from ..character import Character
+from ..motion import Motion
+from ..core.orientation import hip_offsets_in_world
+from .parameters import RunningParameters
+from .attributes import Attributes, natural_attributes
+from .pelvis import LegGeometry, StepConstraints, step
+from ..core.schedule import build_schedule
+from ..core.spline import hermite_basis
+from ..track import make_track
 
 WARMUP_STEPS = 4  # footprints before the sampled cycle, so its feet arrive from a running stride
 

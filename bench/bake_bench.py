@@ -14,7 +14,8 @@ def run():
 
     from footprint_locomotion.footprint_addon import bake, scene_io
     from footprint_locomotion.footprint_addon.rigs import bind
-    from footprint_locomotion.solver import character, footpath, timing
+    from footprint_locomotion.solver import character
+    from footprint_locomotion.solver.footprints import footpath, timing
 
     scene = bpy.context.scene
     scene.render.fps, scene.render.fps_base = 24, 1.0

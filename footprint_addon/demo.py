@@ -15,9 +15,9 @@ import numpy as np
 
 from ..solver.character import preset
 from ..solver.drawing import foot_color, outlines_in_world
-from ..solver.examples import fig1_track
+from ..solver.footprints.examples import fig1_track
 from ..solver.running import parameters
-from ..solver.placement import append_step
+from ..solver.footprints.placement import append_step
 from ..solver.quadruped import terrains as quadruped_terrains
 from ..solver.quadruped.gait_track import Section, sections_track
 from ..solver.track import make_track

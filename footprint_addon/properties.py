@@ -4,7 +4,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty, StringProperty
 
 from ..solver.character import ALL_FEET, BIPED_FEET, PRESETS
-from ..solver.timing import GAITS
+from ..solver.footprints.timing import GAITS
 from ..solver.track import MOTIONS
 from . import scene_io
 from .scene_io import tag_update

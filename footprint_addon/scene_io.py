@@ -11,7 +11,8 @@ import bpy
 import numpy as np
 
 from ..solver import character as solver_character
-from ..solver import drawing, footpath, json_input
+from ..solver import drawing, json_input
+from ..solver.footprints import footpath
 from ..solver.track import Track, make_track, validate
 
 ROTATION_MODE = "YXZ"

@@ -925,7 +925,7 @@ def test_a_live_edit_of_a_long_track_samples_again_only_around_it(addon, rig_sce
     human = character_module(addon).preset("human")
     n = 60
     positions = np.stack([0.1 * (-1.0) ** (np.arange(n) + 1), 0.7 * np.arange(n), np.zeros(n)], axis=1)
-    timing = sys.modules[f"{addon}.solver.timing"]
+    timing = sys.modules[f"{addon}.solver.footprints.timing"]
     contact, liftoff = timing.timing_for_sequence(positions, "walk", human.time_unit, human.leg_length_nominal)
     doc = {"format": "footprint-track", "version": 1, "footprints": [
         {"foot": "LR"[i % 2], "position": positions[i].tolist(), "contact": contact[i], "liftoff": liftoff[i]}

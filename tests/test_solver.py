@@ -8,7 +8,8 @@ import os
 import numpy as np
 import pytest
 
-from footprint_locomotion.solver import biped, character, errors, footpath, timing
+from footprint_locomotion.solver import biped, character, errors
+from footprint_locomotion.solver.footprints import footpath, timing
 from footprint_locomotion.solver.body import legs, transforms
 from footprint_locomotion.solver.core import blocktridiag, optimize, orientation, physics
 from footprint_locomotion.solver.character import GRAVITY

@@ -3,7 +3,7 @@
 import bpy
 from bpy.props import BoolProperty, FloatProperty
 
-from ...solver import edits
+from ...solver.footprints import edits
 from .. import scene_io
 from ..terrain import track_probe
 from .common import USER_ERRORS, OnActiveTrack, selected_mask

@@ -9,7 +9,7 @@ from bpy.props import StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ...solver.character import PRESETS, QUADRUPED_FEET
-from ...solver.footpath import tilt_from_normals
+from ...solver.footprints.footpath import tilt_from_normals
 from ...solver.track import dumps, load_track, track_to_json
 from .. import scene_clock, scene_io
 from ..files import write_atomically

@@ -6,8 +6,8 @@ from bpy.props import FloatVectorProperty
 from bpy_extras import view3d_utils
 from mathutils import Vector
 
-from ...solver.footpath import tilt_from_normals
-from ...solver.placement import append_step
+from ...solver.footprints.footpath import tilt_from_normals
+from ...solver.footprints.placement import append_step
 from ...solver.track import validate
 from .. import scene_clock, scene_io
 from ..terrain import track_probe

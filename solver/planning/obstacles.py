@@ -17,10 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import footpath, json_input
+from ..footprints import footpath
+from .. import json_input
 from ..character import Character
 from ..errors import PlanningError, TrackFormatError
-from ..timing import timing_for_sequence
+from ..footprints.timing import timing_for_sequence
 from ..track import MAX_DISTANCE, make_track, validate
 from .graph import cheapest, route
 

@@ -22,7 +22,7 @@ import numpy as np
 from .. import biped, json_input
 from ..character import Character
 from ..errors import PlanningError, TrackFormatError
-from ..timing import LEAP_THRESHOLD, timing_for_sequence
+from ..footprints.timing import LEAP_THRESHOLD, timing_for_sequence
 from ..track import MAX_DISTANCE, make_track, validate
 from .graph import cheapest, route
 from .neighbours import pairs_within

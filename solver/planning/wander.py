@@ -19,7 +19,7 @@ import numpy as np
 
 from ..character import Character
 from ..errors import PlanningError
-from ..timing import step_timing
+from ..footprints.timing import step_timing
 from ..track import MAX_DISTANCE, Track, make_track, validate
 from .four_legs import wander as four_legged
 from .obstacles import Obstacles, foot_outline, path_clearance

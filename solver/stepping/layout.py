@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..character import BIPED_FEET, PRESETS
-from ..timing import step_timing
+from ..footprints.timing import step_timing
 from ..track import STEPPING, make_track
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import PathError
+from ..errors import PathError
 
 MAX_GENERATED_STEPS = 10_000
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .track import Track
+from ..track import Track
 
 MIRRORED_FOOT = {"L": "R", "R": "L", "LH": "RH", "RH": "LH", "LF": "RF", "RF": "LF"}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .track import Track, make_track
+from ..track import Track, make_track
 
 HALF_WIDTH = 0.1
 

@@ -20,7 +20,7 @@ from .core.problem import Problem, Weights, Window
 from .quadruped.two_mass import TwoMassProblem
 from .core.schedule import build_schedule
 from .stepping import solve_steps
-from .stepping import walk_ends  # (a module: walk_ends solves its walk through this one)
+from .stepping import walk_ends
 from .stepping.steps import step_plan
 from .terrain import terrain_from_json
 from .track import Track, frame_count
@@ -55,8 +55,9 @@ def solve(track: Track, character: Character | None = None, terrain=None, fps: f
     """
     if track.is_stepping:
         return solve_steps(track, character, terrain, fps, times)
-    if track.has_standing_ends:
-        return walk_ends.solve_with_standing_ends(track, character, terrain, fps, times)
+    if track.has_standing_ends:  # its walk between the end steps solved here: this function passed in
+        character, terrain = resolve(track, character, terrain)
+        return walk_ends.solve_with_standing_ends(track, character, terrain, fps, times, solve_walk=solve)
     return _solve_group([track], [character], [terrain], [times], fps, method, weights, warm, changed, previous,
                         start_state)[0]
 

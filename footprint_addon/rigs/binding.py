@@ -11,10 +11,8 @@ import numpy as np
 from ...solver import json_input
 from ...solver.character import ALL_FEET, QUADRUPED_FEET, QUADRUPED_REACH, QUADRUPEDS, Character, preset
 from ...solver.body.transforms import rotation_z
-
-
-class MissingBonesError(ValueError):
-    """The armature lacks bones the binding needs; the message lists them."""
+from . import rigify_quadruped
+from .armature import MissingBonesError, upright_rotation
 
 
 # Rigify human rigs, generated from Blender's bundled metarig: IK controls, IK/FK switches, and the ORG
@@ -154,8 +152,6 @@ def detect(rig):
     explicit = rig.data.get(MAPPING_KEY)
     if explicit is not None:
         return explicit_mapping(rig.name, explicit)
-    from . import rigify_quadruped  # (it builds on this module)
-
     chains = rigify_quadruped.limb_chains(rig) if rig.type == "ARMATURE" else []  # one walk over the pose bones
     if rigify_quadruped.is_quadruped(chains):
         return rigify_quadruped.mapping(rig, chains)
@@ -290,13 +286,6 @@ def _connected_chain(bone, longest=64):
         bone = children[0]
         chain.append(bone.name)
     return tuple(chain)
-
-
-def upright_rotation(rig):
-    """The rig object's rotation (scale removed): armature space -> upright space, whose +Z is the world's
-    up (an FBX import turns Y-up armatures 90 degrees about X; everything is measured after it)."""
-    m = np.array(rig.matrix_world, dtype=float)[:3, :3]
-    return m / np.linalg.norm(m, axis=0)
 
 
 def _measure(rig, binding, names):

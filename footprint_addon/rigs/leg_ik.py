@@ -20,7 +20,8 @@ import re
 
 from mathutils import Vector
 
-from .binding import MAPPING_KEY, MissingBonesError
+from .armature import MissingBonesError
+from .binding import MAPPING_KEY
 
 CONTROL = "FP-foot_ik.{side}"
 POLE = "FP-knee_pole.{side}"

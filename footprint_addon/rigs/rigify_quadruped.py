@@ -19,7 +19,7 @@ import re
 
 import numpy as np
 
-from .binding import MissingBonesError, upright_rotation
+from .armature import MissingBonesError, upright_rotation
 
 SWITCH = "IK_FK"
 SIDE = re.compile(r"^(?P<base>.*?)(?P<suffix>[._-](?:L|R|l|r)(?:\.\d+)?|\.\d+)?$")

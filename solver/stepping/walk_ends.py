@@ -25,7 +25,6 @@ from functools import cached_property
 
 import numpy as np
 
-from .. import biped
 from ..character import BIPED_FEET
 from ..errors import SteppingError
 from ..motion import POSE, Motion, frame_measures, frames_of, quality_report
@@ -232,10 +231,11 @@ def _on_line(point, through, direction, behind: bool):
     return through + direction * (min(along, 0.0) if behind else max(along, 0.0))
 
 
-def solve_with_standing_ends(track, character=None, terrain=None, fps: float = 60.0, times=None) -> Motion:
+def solve_with_standing_ends(track, character, terrain, fps: float, times, solve_walk) -> Motion:
     """The Motion of a walk track that starts and stops standing (module doc), sampled at fps over the track's
-    span (both feet standing from its first contact to its last lift-off) or at the given times."""
-    character, terrain = biped.resolve(track, character, terrain)
+    span (both feet standing from its first contact to its last lift-off) or at the given times. The character
+    and terrain are the track's own (biped.resolve); solve_walk is biped.solve, which solves the walk between
+    the end steps (passed in: biped hands such a track to this function)."""
     track, ends = standing_ends(track, character)
     walk, kept = _walk_between(track, ends)
     t1, t2 = track.liftoff[ends.first_leave], track.contact[ends.first_land]
@@ -251,7 +251,7 @@ def solve_with_standing_ends(track, character=None, terrain=None, fps: float = 6
     # The first step ends where and as the COM optimisation of the whole walk (from standing) has its COM at the
     # touchdown: its path's control point the support foot brought onto the line of that velocity, so the path
     # arrives along it, at its speed.
-    alone = biped.solve(track.replace(extras={}), character, terrain, fps, times=np.array([t2]))
+    alone = solve_walk(track.replace(extras={}), character, terrain, fps, times=np.array([t2]))
     p0 = first_stance[:2]
     p2, v2 = alone.com[0, :2], alone.com_velocity[0, :2]
     speed = float(np.linalg.norm(v2))
@@ -261,7 +261,7 @@ def solve_with_standing_ends(track, character=None, terrain=None, fps: float = 6
     seam_z, seam_vz = alone.com[0, 2], alone.com_velocity[0, 2]
     start_state = (np.append(p2, seam_z), np.append(v2, seam_vz))
     inside = (times >= t2) & (times <= u1)
-    solved = biped.solve(walk, character, terrain, fps, times=np.append(times[inside], u1), start_state=start_state)
+    solved = solve_walk(walk, character, terrain, fps, times=np.append(times[inside], u1), start_state=start_state)
     middle, leaving = frames_of(solved, slice(0, -1)), frames_of(solved, slice(-1, None))
     middle.report = solved.report
 

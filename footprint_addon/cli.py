@@ -295,9 +295,9 @@ def _plan(args):
 
 
 def _plan_crossing(args, character, start, goal, obstacles):
-    from ..solver.planning import stones
+    from ..solver.planning import footholds, stones
 
-    ground = stones.load_stones(args.stones)
+    ground = footholds.load_stones(args.stones)
     track = stones.plan_crossing(ground, start, goal, character, obstacles=obstacles)
     leaps = stones.leaps(track)
     return track, (f"{len(track)} footprints from ({start[0]:g}, {start[1]:g}) to ({goal[0]:g}, {goal[1]:g}), "

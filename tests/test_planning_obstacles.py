@@ -79,7 +79,7 @@ def test_stone_plans_keep_off_obstacles(solver):
     """A post on the bank, right on the straight line to the first stone: the plan steps around it."""
     stones_module, obstacles_module = solver("planning.stones"), solver("planning.obstacles")
     character = solver("character").preset("human")
-    stones = stones_module.Stones(np.array([[0, 0, 0], [0, 2.2, 0], [0, 3.0, 0], [0, 4.2, 0]], float),
+    stones = solver("planning.footholds").Stones(np.array([[0, 0, 0], [0, 2.2, 0], [0, 3.0, 0], [0, 4.2, 0]], float),
                                   np.array([1.2, 0.3, 0.3, 0.6]))
     post = obstacles_module.Obstacles((box(0.0, 0.9, 0.2, 0.2),), ("post",))
     track = stones_module.plan_crossing(stones, (0.0, -0.6), (0.0, 4.2), character, obstacles=post)
@@ -111,7 +111,7 @@ def test_stone_plans_widen_their_step_lines_until_the_body_keeps_clear(solver):
         inside = np.hypot(x, y) <= radius - 0.12
         points.append(np.column_stack([x[inside] + centre[0], y[inside] + centre[1], np.full(inside.sum(), centre[2])]))
         owners.append(np.full(inside.sum(), k))
-    holds = stones_module.Footholds(np.concatenate(points), np.concatenate(owners),
+    holds = solver("planning.footholds").Footholds(np.concatenate(points), np.concatenate(owners),
                                     tuple(f"stone {k}" for k in range(len(radii))), 0.12)
     track = stones_module.plan_crossing(holds, (0.0, 0.0), (0.0, 5.2), character, obstacles=post)
     com = solver("biped").solve(track).com[:, :2]

@@ -19,7 +19,7 @@ def box(x, y, width, depth):
     return np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * [width / 2, depth / 2] + [x, y]
 
 
-def river(stones_module, seed, gap_at=None):
+def river(footholds, seed, gap_at=None):
     """A river for a dog: a bank (radius 2.5 m) at each end, a chain of 4-6 stones (radius 0.45-0.7 m: room for
     a trot's diagonal pair, 0.66 m hip to hip, to land and take off) whose gaps edge to edge are 0.15-1.0 m, a
     little higher or lower, and distractors off to the sides. gap_at: the chain's stone after which the next is
@@ -39,20 +39,20 @@ def river(stones_module, seed, gap_at=None):
     for _ in range(6):
         positions.append([rng.choice([-1, 1]) * rng.uniform(3.5, 5.0), rng.uniform(0.0, y), 0.0])
         radii.append(rng.uniform(0.2, 0.5))
-    return stones_module.Stones(np.array(positions), np.array(radii)), (0.0, 0.0), (0.0, y)
+    return footholds.Stones(np.array(positions), np.array(radii)), (0.0, 0.0), (0.0, y)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_a_dog_crosses_a_river_on_the_stones(solver, seed):
     stones, plans = solver("planning.stones"), solver("planning.four_legs.crossing")
     dog = solver("character").preset("dog")
-    field, start, goal = river(stones, seed)
+    field, start, goal = river(solver("planning.footholds"), seed)
     plan = plans.crossing_plan(field, start, goal, dog)
     assert stones.plan_crossing(field, start, goal, dog).feet.tolist() == plan.track.feet.tolist()  # the hook
     track = plan.track
     # Every support point (a paw's: the footprint's point) on a stone's usable face, at that stone's height.
     offset = np.linalg.norm(track.positions[:, None, :2] - field.positions[None, :, :2], axis=2)
-    on = offset <= field.radii[None] - stones.MARGIN + 1e-9
+    on = offset <= field.radii[None] - solver("planning.footholds").MARGIN + 1e-9
     assert on.any(axis=1).all()
     stone = np.argmax(np.where(on, field.positions[None, :, 2], -np.inf), axis=1)
     assert np.allclose(track.positions[:, 2], field.positions[stone, 2])
@@ -82,7 +82,7 @@ def test_a_dog_crosses_a_river_on_the_stones(solver, seed):
 def test_a_river_with_no_crossing_names_the_gap(solver):
     stones = solver("planning.stones")
     dog = solver("character").preset("dog")
-    field, start, goal = river(stones, 1, gap_at=1)
+    field, start, goal = river(solver("planning.footholds"), 1, gap_at=1)
     with pytest.raises(solver("errors").PlanningError,
                        match=r"the stones reachable end at stone 1 .* stone 2 .* is 4\.\d\d m away, farther than the "
                              r"\d\.\d\d m a dog leaps"):
@@ -109,7 +109,7 @@ def test_a_dog_goes_round_the_obstacles(solver):
     assert motion.report["non_physical_force"]["mean"] < 0.05
     # With stones: a post on the far bank between the landing and the goal is gone round.
     stones = solver("planning.stones")
-    field = stones.Stones(np.array([[0.0, 0.0, 0.0], [0.0, 3.6, 0.0], [0.0, 8.5, 0.0]]), np.array([2.5, 0.6, 3.0]))
+    field = solver("planning.footholds").Stones(np.array([[0.0, 0.0, 0.0], [0.0, 3.6, 0.0], [0.0, 8.5, 0.0]]), np.array([2.5, 0.6, 3.0]))
     post = obstacles.Obstacles((box(0.0, 8.0, 0.2, 0.2),), ("post",))
     plan = crossing.crossing_plan(field, (0.0, 0.0), (0.0, 10.0), dog, obstacles=post)
     motion = solver("biped").solve(plan.track, dog)
@@ -227,7 +227,7 @@ def test_a_dog_crosses_between_big_banks_off_their_centres(solver):
     banks' edges (six rings close round the centre left the edges, and the start 8 m out, unreachable)."""
     stones = solver("planning.stones")
     dog = solver("character").preset("dog")
-    field = stones.Stones(np.array([[0.0, 0.0, 0.0], [0.0, 21.0, 0.0]]), np.array([10.0, 10.0]))
+    field = solver("planning.footholds").Stones(np.array([[0.0, 0.0, 0.0], [0.0, 21.0, 0.0]]), np.array([10.0, 10.0]))
     track = stones.plan_crossing(field, (0.0, 8.0), (0.0, 13.0), dog)
     assert track.positions[:4, 1].mean() < 10.0 < 11.0 < track.positions[-4:, 1].mean()
     assert stones.leaps(track) >= 1  # over the metre of water
@@ -238,7 +238,7 @@ def test_stones_too_small_to_set_off_from_are_named_not_a_climb(solver):
     off or the room to stop; the message says so (it named a climb of 0.00 m)."""
     stones = solver("planning.stones")
     dog = solver("character").preset("dog")
-    field = stones.Stones(np.array([[0.0, 0.0, 0.0], [0.0, 3.0, 0.0]]), np.array([0.7, 0.7]))
+    field = solver("planning.footholds").Stones(np.array([[0.0, 0.0, 0.0], [0.0, 3.0, 0.0]]), np.array([0.7, 0.7]))
     with pytest.raises(solver("errors").PlanningError) as error:
         stones.plan_crossing(field, (0.0, 0.0), (0.0, 3.0), dog)
     message = str(error.value)

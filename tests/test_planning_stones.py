@@ -42,12 +42,12 @@ def river(seed, gap_at=None):
 def test_a_plan_crosses_on_stones_within_reach(solver, seed):
     stones_module, character = solver("planning.stones"), solver("character").preset("human")
     positions, radii, start, goal = river(seed)
-    stones = stones_module.Stones(positions, radii)
+    stones = solver("planning.footholds").Stones(positions, radii)
     track = stones_module.plan_crossing(stones, start, goal, character)
-    reach = stones_module.Reach.of(character)
+    reach = solver("planning.footholds").Reach.of(character)
     # Every footprint's support point on a stone's top face (inside its edge, at its height).
     offset = np.linalg.norm(track.positions[:, None, :2] - positions[None, :, :2], axis=2)
-    on = (offset <= radii[None] - stones_module.MARGIN + 1e-9) & (np.abs(track.positions[:, None, 2] - positions[None, :, 2]) < 1e-9)
+    on = (offset <= radii[None] - solver("planning.footholds").MARGIN + 1e-9) & (np.abs(track.positions[:, None, 2] - positions[None, :, 2]) < 1e-9)
     assert on.any(axis=1).all(), np.flatnonzero(~on.any(axis=1))
     # It starts standing at the start and ends standing at the goal.
     assert np.linalg.norm(track.positions[:2, :2].mean(axis=0) - start) < 0.1
@@ -71,7 +71,7 @@ def test_a_plan_crosses_on_stones_within_reach(solver, seed):
 def test_close_stones_are_walked_far_ones_leapt(solver):
     stones_module, character = solver("planning.stones"), solver("character").preset("human")
     positions = np.array([[0, 0, 0], [0, 0.6, 0], [0, 1.2, 0], [0, 2.75, 0], [0, 3.35, 0], [0, 4.2, 0]], float)
-    stones = stones_module.Stones(positions, np.array([0.3, 0.15, 0.15, 0.15, 0.15, 0.3]))
+    stones = solver("planning.footholds").Stones(positions, np.array([0.3, 0.15, 0.15, 0.15, 0.15, 0.3]))
     track = stones_module.plan_crossing(stones, (0, 0), (0, 4.2), character)
     order = np.argsort(track.contact, kind="stable")
     contact, liftoff, where = track.contact[order], track.liftoff[order], track.positions[order]
@@ -93,28 +93,28 @@ def test_no_crossing_names_the_gap(solver, seed):
     character = solver("character").preset("human")
     positions, radii, start, goal = river(seed, gap_at=2)
     with pytest.raises(errors.PlanningError) as caught:
-        stones_module.plan_crossing(stones_module.Stones(positions, radii), start, goal, character)
+        stones_module.plan_crossing(solver("planning.footholds").Stones(positions, radii), start, goal, character)
     message = str(caught.value)
     # The gap is before the chain's third stone (index 3): the crossing ends at stone 2.
     assert "end at stone 2 " in message and "stone 3 " in message and "leaps" in message, message
     gap = float(message.split(", is ")[-1].split(" m away")[0])
     edge = np.linalg.norm(positions[3, :2] - positions[2, :2]) - (radii[3] + radii[2])
-    assert gap == pytest.approx(edge + 2 * stones_module.MARGIN, abs=1e-2)
+    assert gap == pytest.approx(edge + 2 * solver("planning.footholds").MARGIN, abs=1e-2)
 
 
 def test_a_small_start_stone_holds_both_feet(solver):
     """Starting off-centre on a stone too small for the feet side by side: both stay on it."""
     stones_module = solver("planning.stones")
-    stones = stones_module.Stones(np.array([[0, 0, 0], [0, 0.8, 0], [0, 1.6, 0.0]]), np.array([0.2, 0.2, 0.6]))
+    stones = solver("planning.footholds").Stones(np.array([[0, 0, 0], [0, 0.8, 0], [0, 1.6, 0.0]]), np.array([0.2, 0.2, 0.6]))
     track = stones_module.plan_crossing(stones, (0.15, 0.0), (0.0, 1.6), solver("character").preset("human"))
     first = track.positions[:2]
-    assert (np.linalg.norm(first[:, :2], axis=1) <= 0.2 - stones_module.MARGIN + 1e-9).all()
+    assert (np.linalg.norm(first[:, :2], axis=1) <= 0.2 - solver("planning.footholds").MARGIN + 1e-9).all()
     assert np.linalg.norm(first[0, :2] - first[1, :2]) > 0.05  # not on one spot
 
 
 def test_a_start_off_the_stones_is_named(solver):
     stones_module, errors = solver("planning.stones"), solver("errors")
-    stones = stones_module.Stones(np.array([[0, 0, 0], [0, 1, 0.0]]), np.array([0.3, 0.3]))
+    stones = solver("planning.footholds").Stones(np.array([[0, 0, 0], [0, 1, 0.0]]), np.array([0.3, 0.3]))
     with pytest.raises(errors.PlanningError, match=r"the goal \(5.00, 0.00\) is on no stone: the nearest, stone 0"):
         stones_module.plan_crossing(stones, (0, 0), (5, 0), solver("character").preset("human"))
 
@@ -134,7 +134,7 @@ def test_bad_stones_files_name_the_culprit(solver, tmp_path, document, culprit):
     path = tmp_path / "stones.json"
     path.write_text(json.dumps(document, allow_nan=True))
     with pytest.raises(errors.TrackFormatError, match=culprit):
-        stones_module.load_stones(path)
+        solver("planning.footholds").load_stones(path)
 
 
 def test_any_surfaces_footholds_plan_too(solver):
@@ -145,7 +145,7 @@ def test_any_surfaces_footholds_plan_too(solver):
     grid = lambda x0, x1, y0, y1, z: np.array([[x, y, z] for x in np.arange(x0, x1 + 1e-9, 0.1)  # noqa: E731
                                                for y in np.arange(y0, y1 + 1e-9, 0.1)])
     surfaces = [grid(-1, 1, -1, 0, 0.0), grid(-0.2, 0.2, 0.1, 4.0, 0.3), grid(-1, 1, 4.1, 5.0, 0.0)]
-    holds = stones_module.Footholds(np.concatenate(surfaces), np.repeat([0, 1, 2], [len(s) for s in surfaces]),
+    holds = solver("planning.footholds").Footholds(np.concatenate(surfaces), np.repeat([0, 1, 2], [len(s) for s in surfaces]),
                                     ("near bank", "plank", "far bank"), 0.1)
     track = stones_module.plan_crossing(holds, (0.0, -0.5), (0.0, 4.6), character)
     on_plank = (track.positions[:, 1] > 0.05) & (track.positions[:, 1] < 4.05)
@@ -153,7 +153,7 @@ def test_any_surfaces_footholds_plan_too(solver):
     assert (np.abs(track.positions[on_plank, 0]) <= 0.2 + 1e-9).all()
     nearest = np.linalg.norm(track.positions[:, None, :2] - holds.points[None, :, :2], axis=2).min(axis=1)
     assert nearest.max() <= 0.05 + 1e-9
-    plank_only = stones_module.Footholds(surfaces[1], np.zeros(len(surfaces[1]), dtype=int), ("plank",), 0.1)
+    plank_only = solver("planning.footholds").Footholds(surfaces[1], np.zeros(len(surfaces[1]), dtype=int), ("plank",), 0.1)
     with pytest.raises(solver("errors").PlanningError, match=r"is on no stone: the nearest, plank at \(0.00, 0.10\)"):
         stones_module.plan_crossing(plank_only, (0.0, -0.5), (0.0, 3.0), character)
 
@@ -162,12 +162,12 @@ def test_the_first_step_from_a_side_by_side_stance_is_within_a_leap(solver):
     """A stone a leap from the start's centre is more than a leap from the stance foot beside it: the first step
     goes by another stone rather than take that one."""
     stones_module, character = solver("planning.stones"), solver("character").preset("human")
-    reach = stones_module.Reach.of(character)
+    reach = solver("planning.footholds").Reach.of(character)
     half = abs(character.hip_offsets[0, 0])
     ahead = 0.5 * (math.sqrt(reach.leap ** 2 - half ** 2) + reach.leap)  # within a leap of the centre, not of a foot
     positions = np.array([[0.0, 0.0, 0.0], [0.0, ahead, 0.0], [1.3, 0.86, 0.0], [0.0, ahead + 0.9, 0.0]])
     radii = np.array([0.11, 0.03, 0.03, 0.3])  # the small ones hold their centres only
-    track = stones_module.plan_crossing(stones_module.Stones(positions, radii), (0.0, 0.0), (0.0, ahead + 0.9),
+    track = stones_module.plan_crossing(solver("planning.footholds").Stones(positions, radii), (0.0, 0.0), (0.0, ahead + 0.9),
                                         character)
     order = np.argsort(track.contact, kind="stable")
     step = np.linalg.norm(np.diff(track.positions[order, :2], axis=0), axis=1)
@@ -195,8 +195,8 @@ def test_a_field_of_large_stones_plans_in_little_memory(solver):
     rng = np.random.default_rng(1)
     positions = np.column_stack([rng.uniform(0.0, 12.0, 60), rng.uniform(0.0, 8.0, 60), np.zeros(60)])
     positions[0], positions[-1] = (0.0, 0.0, 0.0), (12.0, 8.0, 0.0)
-    stones = stones_module.Stones(positions, np.full(60, 0.55))
-    assert len(stones_module.stone_footholds(stones).points) == 3660
+    stones = solver("planning.footholds").Stones(positions, np.full(60, 0.55))
+    assert len(solver("planning.footholds").stone_footholds(stones).points) == 3660
     tracemalloc.start()
     try:
         track = stones_module.plan_crossing(stones, (0.0, 0.0), (12.0, 8.0), character)
@@ -217,7 +217,7 @@ def test_a_large_field_without_a_crossing_names_the_gap_in_little_memory(solver)
     positions = np.column_stack([rng.uniform(0.0, 40.0, 1500), rng.uniform(0.0, 40.0, 1500), np.zeros(1500)])
     positions[positions[:, 0] > 20.0, 0] += 4.0
     positions[0], positions[1] = (1.0, 1.0, 0.0), (43.0, 30.0, 0.0)
-    stones = stones_module.Stones(positions, np.full(1500, 0.05))  # one foothold each
+    stones = solver("planning.footholds").Stones(positions, np.full(1500, 0.05))  # one foothold each
     tracemalloc.start()
     try:
         with pytest.raises(solver("errors").PlanningError) as error:
@@ -237,7 +237,7 @@ def test_the_gap_named_is_the_least_out_of_reach(solver):
     long leap, and the message names it (a bound on the pairs weighed that stopped at the first route found named
     the 1.77 m one)."""
     stones_module, character = solver("planning.stones"), solver("character").preset("human")
-    stones = stones_module.Stones(np.array([[0, 0, 0], [0, 2.75, 3.0], [0, 5.5, 0]], float), np.full(3, 0.5))
+    stones = solver("planning.footholds").Stones(np.array([[0, 0, 0], [0, 2.75, 3.0], [0, 5.5, 0]], float), np.full(3, 0.5))
     with pytest.raises(solver("errors").PlanningError) as error:
         stones_module.plan_crossing(stones, (0.0, 0.0), (0.0, 5.5), character)
     assert re.search(r"stone 2 \(-?0\.00, 5\.50\), is 4\.52 m away, farther than the 1\.72 m", str(error.value)), error.value
@@ -247,18 +247,18 @@ def test_a_walk_across_one_big_bank(solver):
     """A bank 16 m across from its centre to near its edge: rings of footholds out to the edge a comfortable step
     apart (four rings spread over 8 m parted by 2 m, more than a leap: "its footholds part by more than...")."""
     stones_module, character = solver("planning.stones"), solver("character").preset("human")
-    bank = stones_module.Stones(np.zeros((1, 3)), np.array([8.0]))
+    bank = solver("planning.footholds").Stones(np.zeros((1, 3)), np.array([8.0]))
     track = stones_module.plan_crossing(bank, (0.0, 0.0), (0.0, 7.0), character)
     order = np.argsort(track.contact, kind="stable")
     step = np.linalg.norm(np.diff(track.positions[order, :2], axis=0), axis=1)
-    assert stones_module.leaps(track) == 0 and step.max() <= stones_module.Reach.of(character).walk
+    assert stones_module.leaps(track) == 0 and step.max() <= solver("planning.footholds").Reach.of(character).walk
     assert np.linalg.norm(track.positions[-2:, :2].mean(axis=0) - (0.0, 7.0)) < 0.1
 
 
 def test_a_field_of_too_many_footholds_is_refused_by_name(solver):
     stones_module, character = solver("planning.stones"), solver("character").preset("human")
     rng = np.random.default_rng(4)
-    stones = stones_module.Stones(np.column_stack([rng.uniform(0, 500, 2000), rng.uniform(0, 500, 2000),
+    stones = solver("planning.footholds").Stones(np.column_stack([rng.uniform(0, 500, 2000), rng.uniform(0, 500, 2000),
                                                    np.zeros(2000)]), np.full(2000, 10.0))
     with pytest.raises(solver("errors").PlanningError, match=r"the stones offer [\d,]+ footholds, more than the 50,000"):
         stones_module.plan_crossing(stones, tuple(stones.positions[0, :2]), tuple(stones.positions[1, :2]), character)

@@ -13,6 +13,7 @@ from ...solver.body import walking
 from ...solver.character import preset
 from ...solver.errors import PlanningError
 from ...solver.planning import stones, wander
+from ...solver.planning.footholds import FOOTHOLD_SPACING, Footholds
 from ...solver.planning.obstacles import Obstacles
 from ...solver.planning.target import Target
 from ...solver.planning.timing_optimisation import optimise_timing
@@ -112,12 +113,12 @@ def _neighbours_kept(kept):
     return inside
 
 
-def footholds_of(collection, depsgraph, blockers=()) -> stones.Footholds:
+def footholds_of(collection, depsgraph, blockers=()) -> Footholds:
     """Where feet may land on the collection's mesh objects. Over each one's bounds in plan, a grid of points
     FOOTHOLD_SPACING apart (centred on them) is cast straight down; a point is kept where the first hit among
     these objects and the blockers (obstacles) is on this object, on a face within FOOTHOLD_SLOPE of level, and
     its eight neighbours are kept too: so each foothold stands at least a grid step inside the edge, and a point
-    within a step of one is on its surface (stones.Footholds). The grid is coarser than FOOTHOLD_SPACING where
+    within a step of one is on its surface (Footholds). The grid is coarser than FOOTHOLD_SPACING where
     there would be more than MAX_FOOTHOLDS. PlanningError when no object gives a foothold."""
     surfaces = [o for o in _objects(collection) if o.type == "MESH" and depsgraph.objects.get(o.name) is not None]
     if not surfaces:
@@ -126,8 +127,8 @@ def footholds_of(collection, depsgraph, blockers=()) -> stones.Footholds:
                              and depsgraph.objects.get(o.name) is not None]
     bounds = [_plan_bounds(o, depsgraph) for o in everything]
     probes = [TerrainProbe(o, depsgraph) for o in everything]
-    area = sum(float(np.prod(high - low + stones.FOOTHOLD_SPACING)) for low, high in bounds[:len(surfaces)])
-    spacing = max(stones.FOOTHOLD_SPACING, math.ceil(100.0 * math.sqrt(area / MAX_FOOTHOLDS)) / 100.0)
+    area = sum(float(np.prod(high - low + FOOTHOLD_SPACING)) for low, high in bounds[:len(surfaces)])
+    spacing = max(FOOTHOLD_SPACING, math.ceil(100.0 * math.sqrt(area / MAX_FOOTHOLDS)) / 100.0)
     points, owners = [], []
     for index in range(len(surfaces)):  # a handful of surfaces, each one's grid at once
         low, high = bounds[index]
@@ -150,7 +151,7 @@ def footholds_of(collection, depsgraph, blockers=()) -> stones.Footholds:
         raise PlanningError(f"no face of {collection.name!r}'s objects is wide enough to stand on (a foothold needs "
                             f"{spacing:.2f} m all round on a face within {math.degrees(FOOTHOLD_SLOPE):.0f} degrees "
                             f"of level with nothing over it)")
-    return stones.Footholds(points, owners, tuple(o.name for o in surfaces), spacing)
+    return Footholds(points, owners, tuple(o.name for o in surfaces), spacing)
 
 
 def area_of(obj, depsgraph, obstacles) -> wander.Area:

@@ -2,7 +2,7 @@
 
 Stones (plan_crossing). The route is a sequence of nodes (each stone's centre, or a sparse subset of a surface's
 footholds, and the start and the goal) joined where the straight line between them is walkable: every stretch of
-it not over a usable face (stones.MARGIN inside a stone's edge, within a foothold spacing of a foothold) is a gap
+it not over a usable face (footholds.MARGIN inside a stone's edge, within a foothold spacing of a foothold) is a gap
 no longer than the gait's flight carries (found by laying the gait over a jump of that length: jumps.py's
 bounds, `capability`), and every stretch over a face between two gaps long enough for the gait to land and take
 off again (a dog's feet of one diagonal pair stand its hind-to-fore hip distance apart: at least that and a
@@ -13,7 +13,7 @@ stop, its strides and speed chosen so the body comes to rest nearest the goal. T
 footprint's support point (a paw's or a hoof's: the footprint's point) is checked to lie on a usable face and
 every foot's step within reach; where a check fails the next gait and speed of CANDIDATES is tried (each with its
 own reach: its own route); PlanningError names the footprint and the stone it misses where none passes, and the
-gap (stones._gap_message with the gait's reach) where no route exists.
+gap (footholds.gap_message with the gait's reach) where no route exists.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ...quadruped import gait_track, gaits
 from ...quadruped.ground import Polyline
 from .. import obstacles as obstacles_module
 from ..graph import cheapest, route
-from ..stones import MARGIN, Footholds, Reach, Stones, _gap_message, stone_footholds
+from ..footholds import MARGIN, Footholds, Reach, Stones, gap_message, stone_footholds
 from .around import masses_near
 from .body import body_radius, path_clearance, round_or_refuse
 from .faces import SAMPLE, Faces
@@ -143,7 +143,7 @@ def crossing_plan(ground, start, goal, character: Character, start_time: float =
 
 
 def _no_route_message(ground, start, goal, ends, character):
-    """The gap that stops every gait (stones._gap_message with the farthest-flying gait's reach), on the stones
+    """The gap that stops every gait (footholds.gap_message with the farthest-flying gait's reach), on the stones
     big enough to land on and take off from between leaps."""
     best = max((capability(character, g, math.sqrt(f * GRAVITY * character.leg_length_nominal))
                 for g, f in CANDIDATES), key=lambda c: c.longest_gap)
@@ -159,13 +159,13 @@ def _no_route_message(ground, start, goal, ends, character):
         holds = stone_footholds(Stones(ground.positions[big], ground.radii[big]))
         holds = Footholds(holds.points, holds.surface, tuple(f"stone {i}" for i in big), holds.spacing)
         first, last = (int(np.flatnonzero(big == e[0])[0]) for e in ends)
-        message = _gap_message(holds, first, last, reach, coords, within)
+        message = gap_message(holds, first, last, reach, coords, within)
         small = len(ground) - len(big)
         if small:
             message += (f" ({small} stone{'s are' if small != 1 else ' is'} too small for a {character.name} to land "
                         f"on and leap again: that needs {best.room:.2f} m across)")
     else:
-        message = _gap_message(ground, ends[0][0], ends[1][0], reach, coords, within)
+        message = gap_message(ground, ends[0][0], ends[1][0], reach, coords, within)
     return (message.replace("this character leaps", f"a {character.name} leaps at a {best.gait} of {best.speed:.1f} m/s")
             .replace("this character climbs", f"a {character.name} climbs"))
 

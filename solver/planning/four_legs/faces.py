@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..stones import MARGIN, Stones
+from ..footholds import MARGIN, Stones
 
 SAMPLE = 0.02  # metres between the samples of a path or a route's lines tested against the usable faces
 MAX_CELLS = 4_000_000  # the usable faces' raster is coarser than SAMPLE past this many cells

@@ -54,7 +54,7 @@ def median_solve(bpy, repeats=15):
 def beside_a_busy_core(rounds=3):
     """Fig. 1 solved with bpy imported, as the product runs, and in a clean process without bpy, interleaved,
     both beside one busy core, no thread variable set anywhere. The solver holds itself to one BLAS thread in
-    both (solver/threads.py); limit_cost measures what that limit saves."""
+    both (solver/core/threads.py); limit_cost measures what that limit saves."""
     product, baseline = [], []
     with busy_core():
         for _ in range(rounds):

@@ -1,5 +1,5 @@
 """The solver runs on one BLAS thread wherever it runs, here in a process that imported bpy, as Blender and
-every command line call do; the threads numpy had before are back after the solve (solver/threads.py)."""
+every command line call do; the threads numpy had before are back after the solve (solver/core/threads.py)."""
 
 import importlib
 

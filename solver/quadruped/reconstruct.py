@@ -1,6 +1,6 @@
 """A quadruped's body from its two solved mass points (Torkos §5, Fig. 9): the spine arched between the
 pelvis and the chest, the head leading the motion and held steady against the gait's bob, and the tail
-swinging with passive dynamics. The legs are solver/legs.py's.
+swinging with passive dynamics. The legs are solver/body/legs.py's.
 
 Torkos §5 names the methods and leaves the details open: inverse kinematics for the arch of the spine,
 "procedural kinematics ... to pivot the head towards the direction of motion", the tail "animated with

@@ -7,9 +7,9 @@ import time
 import numpy as np
 
 from footprint_locomotion.solver import biped, character
-from footprint_locomotion.solver.footprints import footpath, timing
 from footprint_locomotion.solver.core import optimize
 from footprint_locomotion.solver.core.problem import Problem, clear_timing_cache
+from footprint_locomotion.solver.footprints import footpath, timing
 from footprint_locomotion.solver.track import load_track, make_track
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "data")

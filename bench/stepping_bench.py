@@ -9,8 +9,8 @@ import time
 
 import numpy as np
 
-from footprint_locomotion.solver.stepping import transition
 from footprint_locomotion.solver.body.transforms import rotation_z
+from footprint_locomotion.solver.stepping import transition
 
 FRAMES = 60
 CONTROLS, POSE_BONES = 216, 706  # a generated Rigify human's

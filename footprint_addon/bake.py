@@ -16,9 +16,9 @@ import numpy as np
 
 from ..solver import biped
 from ..solver.body import walking
+from ..solver.body.transforms import quaternion_from_matrix, rotation_z
 from ..solver.core.orientation import rotation_matrices
 from ..solver.track import frame_count
-from ..solver.body.transforms import quaternion_from_matrix, rotation_z
 from . import animation, body_pose, ownership, scene_clock, scene_io, solved
 from . import terrain as terrain_module
 from .rigs import bind

@@ -10,10 +10,10 @@ import numpy as np
 from mathutils import Matrix
 
 from ..solver.body import walking
+from ..solver.body.transforms import axis_angle_between, quaternion_from_matrix, rodrigues
 from ..solver.core.orientation import rotation_matrices
 from ..solver.quadruped.reconstruct import BodyParams, BodyPose, reconstruct
 from ..solver.quadruped.two_mass import body_of
-from ..solver.body.transforms import axis_angle_between, quaternion_from_matrix, rodrigues
 
 
 def rotation_between(a, b):

@@ -11,9 +11,9 @@ import bpy
 import numpy as np
 
 from ..solver import biped
+from ..solver.character import QUADRUPEDS
 from ..solver.errors import FootprintError
 from ..solver.motion import report_warnings
-from ..solver.character import QUADRUPEDS
 from ..solver.quadruped.gaits import GAIT_NAMES
 from ..solver.track import MAX_DISTANCE, MAX_FPS, load_track
 from .files import write_atomically

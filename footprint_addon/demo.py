@@ -16,10 +16,10 @@ import numpy as np
 from ..solver.character import preset
 from ..solver.drawing import foot_color, outlines_in_world
 from ..solver.footprints.examples import fig1_track
-from ..solver.running import parameters
 from ..solver.footprints.placement import append_step
 from ..solver.quadruped import terrains as quadruped_terrains
 from ..solver.quadruped.gait_track import Section, sections_track
+from ..solver.running import parameters
 from ..solver.track import make_track
 from . import files, headless, scene_io
 

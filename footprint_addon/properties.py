@@ -7,9 +7,9 @@ from ..solver.character import ALL_FEET, BIPED_FEET, PRESETS
 from ..solver.footprints.timing import GAITS
 from ..solver.track import MOTIONS
 from . import scene_io
-from .scene_io import tag_update
 from .body_settings import BodySettings
 from .running_settings import RunningSettings
+from .scene_io import tag_update
 
 FOOT_ITEMS = [
     ("L", "Left", "Left foot"),

@@ -14,8 +14,8 @@ import json
 
 import numpy as np
 
-from ..solver.motion import ground_under_feet
 from ..solver.core.schedule import build_schedule
+from ..solver.motion import ground_under_feet
 from . import bake, scene_clock, solved
 from . import terrain as terrain_module
 from .scene_io import NoTerrainError

@@ -10,8 +10,8 @@ from ..solver.running.cycle import running_cycle
 from ..solver.running.pelvis import LegGeometry
 from . import animation, bake, scene_clock
 from .ownership import BAKE_TRACK
-from .running_upper_body import upper_body_channels
 from .rigs import bind
+from .running_upper_body import upper_body_channels
 
 RUN_KEY = "footprint_run"  # on the actions this makes: "in place" or "root motion"
 LOOPS = 4

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
+from ..solver.body.transforms import ease_in_out, quaternion_from_matrix, quaternion_matrices, slerp
 from ..solver.character import character_from_json
 from ..solver.stepping import Stance, step_to_stance
 from ..solver.stepping.steps import step_plan
 from ..solver.track import validate
-from ..solver.body.transforms import ease_in_out, quaternion_from_matrix, quaternion_matrices, slerp
 from . import animation, bake, body_pose, ownership, preview, scene_clock, scene_io, upper_body_layer
 from .rig_quality import carried, rest_local
 from .rigs import MissingBonesError, bind

@@ -18,9 +18,9 @@ import re
 import bpy
 import numpy as np
 
+from ..solver.body.transforms import quaternion_from_matrix, quaternion_matrices
 from ..solver.stepping import transition as solver
 from ..solver.stepping.transition import TransitionError
-from ..solver.body.transforms import quaternion_from_matrix, quaternion_matrices
 from . import animation, headless, scene_clock
 from .rigs import MissingBonesError, bind
 

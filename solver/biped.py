@@ -11,14 +11,14 @@ import time
 import numpy as np
 
 from .body import legs as legs_module
-from .core import orientation, spline, threads
 from .character import Character, character_from_json
-from .errors import RangeError
-from .motion import POSE, Motion, first_non_finite, frame_measures, frames_of, quality_report
+from .core import orientation, spline, threads
 from .core.optimize import greedy_descent, levenberg_marquardt
 from .core.problem import Problem, Weights, Window
-from .quadruped.two_mass import TwoMassProblem
 from .core.schedule import build_schedule
+from .errors import RangeError
+from .motion import POSE, Motion, first_non_finite, frame_measures, frames_of, quality_report
+from .quadruped.two_mass import TwoMassProblem
 from .stepping import solve_steps
 from .stepping import walk_ends
 from .stepping.steps import step_plan

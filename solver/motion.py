@@ -6,8 +6,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .core import physics
 from .character import GRAVITY
+from .core import physics
 from .track import track_to_json
 
 MOTION_FORMAT = "footprint-motion"

@@ -8,8 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from footprint_locomotion.solver.running import parameters as running
 from footprint_locomotion.solver.character import GRAVITY
+from footprint_locomotion.solver.running import parameters as running
 from footprint_locomotion.solver.track import load_track, validate
 
 

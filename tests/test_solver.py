@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 
 from footprint_locomotion.solver import biped, character, errors
-from footprint_locomotion.solver.footprints import footpath, timing
-from footprint_locomotion.solver.body import legs, transforms
-from footprint_locomotion.solver.core import blocktridiag, optimize, orientation, physics
-from footprint_locomotion.solver.character import GRAVITY
 from footprint_locomotion.solver import motion as motion_module
-from footprint_locomotion.solver.motion import support_points
+from footprint_locomotion.solver.body import legs, transforms
+from footprint_locomotion.solver.character import GRAVITY
+from footprint_locomotion.solver.core import blocktridiag, optimize, orientation, physics
 from footprint_locomotion.solver.core import problem as problem_module
 from footprint_locomotion.solver.core.problem import Problem, Window, clear_timing_cache
 from footprint_locomotion.solver.core.schedule import build_schedule
+from footprint_locomotion.solver.footprints import footpath, timing
+from footprint_locomotion.solver.motion import support_points
 from footprint_locomotion.solver.terrain import FlatTerrain
 from footprint_locomotion.solver.track import load_track, make_track, parse_track_text
 from solver_checks import assert_derivatives_match, dense_normal_equations

@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from footprint_locomotion.solver.footprints import edits, footpath, placement, timing
 from footprint_locomotion.solver import errors
 from footprint_locomotion.solver.character import PRESETS, character_from_json, preset
+from footprint_locomotion.solver.footprints import edits, footpath, placement, timing
 from footprint_locomotion.solver.track import dumps, make_track, parse_track_text, track_to_json, validate
 
 HUMAN = preset("human")

@@ -3,8 +3,8 @@
 import bpy
 from bpy.props import StringProperty
 
-from ...solver.running import parameters
 from ...solver.motion import report_warnings
+from ...solver.running import parameters
 from .. import bake, preview, rig_quality, running_bake
 from ..rigs import MissingBonesError, leg_ik
 from .common import USER_ERRORS, OnActiveTrack

@@ -7,16 +7,16 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from mathutils import geometry
 
-from ...solver.footprints import footpath
-from ...solver.running import parameters
 from ...solver.character import preset
 from ...solver.errors import FootprintError, PathError, PlanningError
+from ...solver.footprints import footpath
+from ...solver.footprints.timing import timing_for_sequence
 from ...solver.planning.four_legs.around import path_around
 from ...solver.planning.obstacles import bend_path, feet_on_obstacles, path_clearance
 from ...solver.quadruped import gait_track, gaits, jumps as jumps_module
 from ...solver.quadruped.ground import PathGround, Polyline
+from ...solver.running import parameters
 from ...solver.terrain import FlatTerrain
-from ...solver.footprints.timing import timing_for_sequence
 from ...solver.track import make_track, validate
 from .. import scene_io
 from ..properties import GAIT_ITEMS, PRESET_ITEMS

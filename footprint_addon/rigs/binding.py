@@ -9,8 +9,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ...solver import json_input
-from ...solver.character import ALL_FEET, QUADRUPED_FEET, QUADRUPED_REACH, QUADRUPEDS, Character, preset
 from ...solver.body.transforms import rotation_z
+from ...solver.character import ALL_FEET, QUADRUPED_FEET, QUADRUPED_REACH, QUADRUPEDS, Character, preset
 from . import rigify_quadruped
 from .armature import MissingBonesError, upright_rotation
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..character import Character
+from ..track import Track, make_track
 from .footpath import heading_of
 from .timing import step_timing
-from ..track import Track, make_track
 
 FIRST_STEP_LEGS = 0.8  # the stance of a lone first footprint: that of a step of 0.8 leg lengths
 

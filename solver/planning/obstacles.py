@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..footprints import footpath
 from .. import json_input
 from ..character import Character
 from ..errors import PlanningError, TrackFormatError
+from ..footprints import footpath
 from ..footprints.timing import timing_for_sequence
 from ..track import MAX_DISTANCE, make_track, validate
 from .graph import cheapest, route

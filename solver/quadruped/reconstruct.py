@@ -40,11 +40,11 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ..character import GRAVITY
-from ..errors import FootprintError, NonFiniteError, RangeError
-from ..core.orientation import BODY_WINDOW, bank, rotation_matrices
-from ..track import MAX_DISTANCE, MAX_FRAMES
 from ..body.transforms import axis_angle_between, rodrigues
+from ..character import GRAVITY
+from ..core.orientation import BODY_WINDOW, bank, rotation_matrices
+from ..errors import FootprintError, NonFiniteError, RangeError
+from ..track import MAX_DISTANCE, MAX_FRAMES
 
 # The Rigify wolf metarig (Blender's bundled one, the dog preset's source in character.py), in its rest pose
 # measured from the fore hips' midpoint, in hip-to-hip lengths (0.658 m), +Y forward: the neck's first bone

@@ -34,8 +34,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..core import orientation, physics
 from ..character import FORE_FEET, HIND_FEET, Character
+from ..core import orientation, physics
 from ..core.problem import Problem, Weights, per_leg, samples_last
 from ..core.spline import GRAVITY_VECTOR
 

@@ -11,14 +11,14 @@ import numpy as np
 
 from ..body import legs as legs_module
 from ..character import Character
-from ..motion import Motion
 from ..core.orientation import hip_offsets_in_world
-from .parameters import RunningParameters
-from .attributes import Attributes, natural_attributes
-from .pelvis import LegGeometry, StepConstraints, step
 from ..core.schedule import build_schedule
 from ..core.spline import hermite_basis
+from ..motion import Motion
 from ..track import make_track
+from .attributes import Attributes, natural_attributes
+from .parameters import RunningParameters
+from .pelvis import LegGeometry, StepConstraints, step
 
 WARMUP_STEPS = 4  # footprints before the sampled cycle, so its feet arrive from a running stride
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..character import GRAVITY
-from .parameters import RunningError, RunningParameters, flight_height
 from ..core.spline import hermite_basis
+from .parameters import RunningError, RunningParameters, flight_height
 
 MID_SUPPORT_FORWARD = 0.8  # x at mid-support: 0.8 of the average forward position (§3.2)
 ANKLE_FROM_HEEL = 0.25  # of the foot's length

@@ -13,15 +13,15 @@ import time
 import numpy as np
 
 from ..character import character_from_json
+from ..core.orientation import body_yaw, hip_offsets_in_world
 from ..errors import RangeError
 from ..motion import SWING_MIN, Motion, first_non_finite, frame_measures, quality_report
-from ..core.orientation import body_yaw, hip_offsets_in_world
 from ..terrain import terrain_from_json
 from ..track import frame_count
 from . import height as height_module
 from .com import com_path
-from .stance import standing_height
 from .feet import feet_at, footprint_rotations, within_reach
+from .stance import standing_height
 from .steps import step_plan
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..character import BIPED_FEET, Character
-from ..errors import StanceError, SteppingError
 from ..core.schedule import build_schedule
+from ..errors import StanceError, SteppingError
 from .feet import ball_offset
 from .stance import SOLE_GAP, forward, require_biped, soles_apart, wrap
 

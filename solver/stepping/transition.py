@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import FootprintError
 from ..body.transforms import ease_in_out, quaternion_from_matrix, quaternion_matrices, rotation_z, slerp
+from ..errors import FootprintError
 from .profiles import (bezier_arc_length, bezier_at_distance, com_progress, foot_progress, free_fall_slope,
                        lift_arc)
 from .stance import Stance, leading_foot, mean_heading

@@ -26,16 +26,16 @@ from functools import cached_property
 import numpy as np
 
 from ..character import BIPED_FEET
-from ..errors import SteppingError
-from ..motion import POSE, Motion, frame_measures, frames_of, quality_report
 from ..core.orientation import body_yaw, hip_offsets_in_world
 from ..core.schedule import build_schedule
 from ..core.spline import hermite_basis
+from ..errors import SteppingError
+from ..motion import POSE, Motion, frame_measures, frames_of, quality_report
 from ..track import STEPPING, frame_count, make_track
-from .feet import feet_at, footprint_rotations
-from .profiles import bezier_arc_length, bezier_motion
 from . import height as height_module
+from .feet import feet_at, footprint_rotations
 from .layout import swing_time
+from .profiles import bezier_arc_length, bezier_motion
 from .stance import forward, require_biped, right, stance_width, standing_height
 from .steps import step_plan
 

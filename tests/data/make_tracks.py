@@ -9,8 +9,8 @@ import os
 
 import numpy as np
 
-from footprint_locomotion.solver.footprints import footpath, timing
 from footprint_locomotion.solver.character import preset
+from footprint_locomotion.solver.footprints import footpath, timing
 from footprint_locomotion.solver.footprints.examples import fig1_track
 from footprint_locomotion.solver.track import dumps, make_track, track_to_json
 

@@ -25,12 +25,12 @@ import numpy as np
 
 from ...character import GRAVITY, Character
 from ...errors import FootprintError, PlanningError
-from ...track import Track, validate
 from ...quadruped import gait_track, gaits
 from ...quadruped.ground import Polyline
+from ...track import Track, validate
 from .. import obstacles as obstacles_module
-from ..graph import cheapest, route
 from ..footholds import MARGIN, Footholds, Reach, Stones, gap_message, stone_footholds
+from ..graph import cheapest, route
 from .around import masses_near
 from .body import body_radius, path_clearance, round_or_refuse
 from .faces import SAMPLE, Faces

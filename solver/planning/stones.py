@@ -2,12 +2,12 @@
 which stones to step on, in what order, within the character's reach, walking where stones are close and leaping
 where they are far; the timing from the step lengths (vdP97 §4.1), so long steps become flights.
 
-The ground allowed is stones or any surfaces' footholds (footholds.py). A step joins two footholds no farther apart than the character leaps and no more than it
-climbs above or below; it costs 1 up to a comfortable step, more for a long walking step and more again for a
-leap, so the plan takes the fewest steps and leaps only where it must. The cheapest sequence from the start to the
-goal is found by relaxing every step at once (graph.cheapest: as many rounds as the plan has steps). Where none
-exists, the error names the gap: on the route whose worst step is the least out of reach, that step's two stones,
-how far apart they are and how far the character leaps.
+The ground allowed is stones or any surfaces' footholds (footholds.py). A step joins two footholds no farther apart
+than the character leaps and no more than it climbs above or below; it costs 1 up to a comfortable step, more for a
+long walking step and more again for a leap, so the plan takes the fewest steps and leaps only where it must. The
+cheapest sequence from the start to the goal is found by relaxing every step at once (graph.cheapest: as many rounds
+as the plan has steps). Where none exists, the error names the gap: on the route whose worst step is the least out
+of reach, that step's two stones, how far apart they are and how far the character leaps.
 """
 
 from __future__ import annotations

@@ -110,15 +110,9 @@ def blocks(lines):
 
 
 def prose(lines):
-    """The page's lines outside fenced blocks (code lines blanked, so numbers stay)."""
-    inside, out = False, []
-    for line in lines:
-        if line.strip().startswith("```"):
-            inside = not inside
-            out.append("")
-        else:
-            out.append("" if inside else line)
-    return out
+    """The page's lines outside fenced blocks (the fences and code lines blanked, so numbers stay)."""
+    code = {number for block in blocks(lines) for number in range(block.start - 1, block.end + 1)}
+    return ["" if number in code else line for number, line in enumerate(lines)]
 
 
 # --- the command line's --help --------------------------------------------------------------------------------------
@@ -178,7 +172,7 @@ def test_command_line_page_holds_every_commands_help_verbatim():
         shown = "\n".join(lines[block.start:block.end])
         if shown != printed[argv]:
             stale.append(argv)
-            print(f"--- docs/command-line.md, line {block.start}: expected `{' '.join(argv)}` as printed:\n"
+            print(f"--- docs/command-line.md, the block after line {block.start}: `{' '.join(argv)}` prints:\n"
                   f"{printed[argv]}\n")
     assert not stale, f"stale --help in docs/command-line.md for {stale}: ./dev python tests/test_docs.py --write"
 
@@ -293,7 +287,7 @@ def test_every_example_of_the_page_runs(page, request, tmp_path):
                 assert now == was and ((folder / out).exists() or was is None), f"{where}: changed {out}"
 
 
-def test_every_page_with_files_it_assumes_exists():
+def test_the_pages_that_assume_files_exist():
     names = {os.path.basename(path) for path in pages()}
     assert set(PAGE_FILES) <= names, set(PAGE_FILES) - names
 

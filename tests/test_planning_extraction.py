@@ -28,7 +28,7 @@ def sole_motion(motion):
 @pytest.mark.parametrize("heel_strike", [0.0, 0.25])
 def test_own_motions_give_back_their_footprints(solver, heel_strike):
     character = replace(solver("character").preset("human"), heel_strike=heel_strike)
-    track = solver("examples").fig1_track()
+    track = solver("footprints.examples").fig1_track()
     motion = solver("biped").solve(track, character=character, fps=FPS)
     sole, support, forward = sole_motion(motion)
     found = solver("planning.extraction").extract_track(motion.times, character.feet, sole, support, forward,

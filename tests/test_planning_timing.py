@@ -33,7 +33,7 @@ def assert_contacts_kept(before, after, slack):
 
 def test_fig1_gains_and_says_how_much(solver):
     timing = solver("planning.timing_optimisation")
-    track = solver("examples").fig1_track()
+    track = solver("footprints.examples").fig1_track()
     result = timing.optimise_timing(track, 0.1)
     assert_contacts_kept(track, result.track, 0.1)
     again = solver("biped").solve(result.track).report["energy"]["total"]
@@ -58,7 +58,7 @@ def test_every_bundled_track_gains(solver, name):
 
 def test_no_slack_changes_nothing_and_bad_slack_is_named(solver):
     timing, errors = solver("planning.timing_optimisation"), solver("errors")
-    track = solver("examples").fig1_track()
+    track = solver("footprints.examples").fig1_track()
     result = timing.optimise_timing(track, 0.0)
     assert np.array_equal(result.track.contact, track.contact) and result.gain == 0.0
     with pytest.raises(errors.TimingError, match="slack"):

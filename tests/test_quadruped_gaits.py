@@ -194,14 +194,14 @@ def test_the_optimiser_starts_a_quadruped_where_its_hips_put_its_body(solver):
     assert optimizer["converged"] and optimizer["iterations"] <= 17 and optimizer["evaluations"] <= 23, optimizer
     # The starting knots lie on the body's path: across it at 0, along it where the speed has carried it
     # (median 0.021 m off); the feet alone would put them 0.045 m behind, and in a bound 0.4 m at the hinds.
-    schedule = solver("schedule").build_schedule(track, character)
-    centres = solver("problem")._knot_centres(schedule, character)
+    schedule = solver("core.schedule").build_schedule(track, character)
+    centres = solver("core.problem")._knot_centres(schedule, character)
     along = centres[:, 1] - 2.0 * schedule.knot_times
     assert np.abs(centres[:, 0]).max() < 1e-9 and abs(np.median(along)) < 0.03  # unshifted: 0.045
     human = solver("character").preset("human")
     walk = solver("track").load_track(FIG1)
-    schedule = solver("schedule").build_schedule(walk, human)
-    centres = solver("problem")._knot_centres(schedule, human)
+    schedule = solver("core.schedule").build_schedule(walk, human)
+    centres = solver("core.problem")._knot_centres(schedule, human)
     stood = schedule.active_footprints(schedule.knot_times)
     single = (stood >= 0).sum(axis=1) == 1  # over the one footprint stood on
     assert np.allclose(centres[single], schedule.track.positions[stood[single].max(axis=1)])

@@ -62,7 +62,10 @@ def channels(binding, motion, attributes):
     def to_upright(rotations):  # body-frame rotations (N, 3, 3) -> upright space
         return align.T @ rotations @ align
 
-    for part, rotations in (("chest", pose.chest), ("head", pose.head)):
+    head = pose.head  # against the chest; a head whose parent copies the body control's rotation (Rigify's
+    if binding.frames.get(upper.get("head")) == binding.body:  # follows the torso) turns against the pelvis
+        head = pose.chest @ pose.head
+    for part, rotations in (("chest", pose.chest), ("head", head)):
         if part in upper:
             out[upper[part]] = _local(binding, upper[part], to_upright(rotations))
     for side, (upper_arm, forearm) in upper.get("arms", {}).items():

@@ -13,7 +13,7 @@ import pytest
 
 import mixamo_rig
 from blender_scenes import walk_on_plane
-from test_whole_body import STEP_TIME, assert_walk_norms, sagittal, walk_document
+from test_whole_body import STEP_TIME, assert_head_steady, assert_walk_norms, sagittal, walk_document
 
 P = mixamo_rig.PREFIX
 SIDES = {"L": "Left", "R": "Right"}
@@ -62,7 +62,7 @@ def mixamo_walk(addon, mixamo_blend, tmp_path):
         motion = sys.modules[f"{addon}.footprint_addon.solved"].last_motion(coll)
         scene = bpy.context.scene
         frames = np.rint(scene.frame_start + motion.times * scene.render.fps).astype(int)
-        bones = [P + name for name in ("Hips", "Spine2", "LeftArm", "LeftForeArm", "RightArm", "RightForeArm")]
+        bones = [P + name for name in ("Hips", "Spine2", "Head", "LeftArm", "LeftForeArm", "RightArm", "RightForeArm")]
         bones += [f"{P}{SIDES[f]}{part}" for f in "LR" for part in ("UpLeg", "Leg", "Foot", "ToeBase")]
         matrices = module(addon, "rig_quality").evaluated_matrices(bpy.context, rig, bones, frames)
         return rig, binding, motion, dict(zip(bones, np.moveaxis(matrices, 1, 0)))
@@ -148,9 +148,10 @@ def test_a_walk_on_the_fbx_rig_keeps_its_legs_apart_its_knees_forward_and_its_fe
         assert np.ptp(toe_bend) > 10.0
 
 
-def test_a_walk_on_the_fbx_rig_swings_its_arms_and_turns_its_pelvis(addon, mixamo_walk):
-    _rig, _binding, motion, m = mixamo_walk(walk_document())
+def test_a_walk_on_the_fbx_rig_swings_its_arms_turns_its_pelvis_and_steadies_its_head(addon, mixamo_walk):
+    rig, _binding, motion, m = mixamo_walk(walk_document())
     steady = (motion.times > 2 * STEP_TIME) & (motion.times < motion.times[-1] - 2 * STEP_TIME)
+    assert_head_steady(rig, m, P + "Head", P + "Spine2", bpy.context.scene.render.fps, steady)
     assert_walk_norms(m, steady, {"arm L": P + "LeftArm", "arm R": P + "RightArm", "forearm L": P + "LeftForeArm",
                                   "forearm R": P + "RightForeArm", "thigh L": P + "LeftUpLeg",
                                   "thigh R": P + "RightUpLeg", "pelvis": P + "Hips", "chest": P + "Spine2"})

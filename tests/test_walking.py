@@ -11,7 +11,8 @@ import pytest
 from footprint_locomotion.solver import biped
 from footprint_locomotion.solver.body import walking
 from footprint_locomotion.solver.character import preset
-from footprint_locomotion.solver.core.orientation import rotation_matrices
+from footprint_locomotion.solver.core.orientation import body_yaw, rotation_matrices
+from footprint_locomotion.solver.stepping import Stance, step_to_stance
 from footprint_locomotion.solver.terrain import terrain_from_json
 from footprint_locomotion.solver.track import load_track, make_track
 
@@ -92,9 +93,46 @@ def test_the_head_is_held_level_and_turns_toward_where_the_path_goes():
     pitch = lambda r: np.degrees(np.ptp(np.arcsin(np.clip(r[:, 2, 1], -1, 1))))  # noqa: E731
     assert pitch(held) < 0.1 and pitch(riding) > 2.0
     yaw = lambda r: np.arctan2(-r[:, 0, 1], r[:, 1, 1])  # noqa: E731
+    path = body_yaw(motion.times, motion.track.contact, motion.track.liftoff, motion.track.headings)  # the feet's
     lead = lambda look: np.degrees(np.abs(np.angle(np.exp(1j * (yaw(head_in_world(  # noqa: E731
-        motion, dataclasses.replace(neutral, look_ahead=look))) - motion.yaw)))).max())
-    assert lead(0.0) < 1.0 < 10.0 < lead(0.8)
+        motion, dataclasses.replace(neutral, look_ahead=look))) - path)))).max())
+    assert lead(0.0) < 1.0 < 10.0 < lead(0.8)  # (not the pelvis's turn: the head does not yaw with it)
+
+
+def test_rate_limited_ramps_a_jump_and_leaves_what_is_within_the_rate():
+    times = np.arange(300) / 60.0
+    jump = np.where(times > 2.0, np.radians(167.0), 0.0)  # the head's old snap after a 120 degree step turn
+    ramp = walking.rate_limited(jump, times, np.radians(150.0))
+    assert np.degrees(np.abs(np.diff(ramp))).max() == pytest.approx(2.5)  # 150 degrees a second at 60 fps
+    assert ramp[0] == 0.0 and ramp[-1] == pytest.approx(jump[-1])
+    assert np.abs(ramp - jump).max() == pytest.approx(np.radians(167.0) / 2, rel=0.02)  # centred on the jump
+    slow = 0.4 * np.sin(times)  # 0.4 rad/s at most
+    assert np.abs(walking.rate_limited(slow, times, 1.0) - slow).max() < 1e-12
+
+
+def test_the_head_stays_still_on_a_straight_walk_and_turns_within_reach_of_the_chest():
+    """A straight walk: the head's yaw in the world still (the pelvis and chest turn under it). A 120 degree turn
+    stepped on the spot: the head at most HEAD_TURN from the chest and never faster than HEAD_RATE."""
+    def head_and_trunk(motion):
+        pose = walking.upper_body(motion, walking.WalkingAttributes())
+        trunk = rotation_matrices(motion.yaw, motion.pitch, motion.roll) @ pose.chest
+        return trunk @ pose.head, trunk
+
+    def yaw(r):
+        return np.unwrap(np.arctan2(-r[:, 0, 1], r[:, 1, 1]))
+
+    motion = solved("straight_walk", fps=60.0)
+    head, trunk = head_and_trunk(motion)
+    middle = steady(motion)
+    assert np.degrees(np.ptp(yaw(head)[middle])) < 0.5 < 4.0 < np.degrees(np.ptp(yaw(trunk)[middle]))
+    human = walking.character_with(preset("human"), walking.WalkingAttributes())
+    stepping = step_to_stance(human, Stance.centred(human, 0.0, 0.0, 0.0),
+                              Stance.centred(human, -1.25, 2.17, np.radians(120.0)))  # as `step --to -1.25 2.17 120`
+    motion = biped.solve(stepping, human, fps=60.0)
+    head, trunk = head_and_trunk(motion)
+    assert np.degrees(np.ptp(yaw(head))) > 100.0  # it turns with the body
+    assert np.degrees(np.abs(yaw(head) - yaw(trunk))).max() <= np.degrees(walking.HEAD_TURN) + 1e-6
+    assert np.degrees(np.abs(np.diff(yaw(head)))).max() * 60.0 <= np.degrees(walking.HEAD_RATE) + 1e-6
 
 
 def test_the_toes_bend_with_the_heel_off_and_straighten_after_lift_off():

@@ -2,6 +2,7 @@
 baked with the default walking attributes and measured on the evaluated deform bones against human gait
 norms (solver/body/walking.py cites them)."""
 
+import json
 import os
 import sys
 
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 from blender_scenes import walk_on_plane
+from cli_run import needs_module_install, run_cli
 
 
 STEP, STEP_TIME, STANCE, WIDTH = 0.715, 0.55, 0.66, 0.19  # 1.3 m/s; stance 60 % of a 1.1 s stride
@@ -35,7 +37,7 @@ def walk_scene(rigify_blend, tmp_path):
 
 BONES = ["DEF-thigh.L", "DEF-shin.L", "DEF-foot.L", "DEF-toe.L", "ORG-heel.02.L", "DEF-thigh.R", "DEF-shin.R",
          "DEF-foot.R", "DEF-toe.R", "ORG-heel.02.R", "DEF-upper_arm.L", "DEF-forearm.L", "DEF-upper_arm.R",
-         "DEF-forearm.R", "DEF-spine", "DEF-spine.003"]
+         "DEF-forearm.R", "DEF-spine", "DEF-spine.003", "DEF-spine.006"]
 
 
 def evaluated_matrices(rig, frames):
@@ -78,6 +80,38 @@ def assert_walk_norms(m, steady, parts):
     assert np.corrcoef(pelvis_yaw, chest_yaw)[0, 1] < -0.3
 
 
+HEAD_RATE = 180.0  # degrees a second: the head turns no faster (issue 28: 3 degrees a frame at 60 fps)
+HEAD_TURN = 60.0  # degrees: the head turns at most about this far from the chest
+
+
+def head_against_chest(rig, m, head, chest):
+    """(twist (N,) degrees the head turns about its own long axis against the chest, from how they stand at rest;
+    turn (N - 1,) degrees the head turns in the world from frame to frame), from world matrices m {bone: (N, 4, 4)}
+    of two bones along the spine (their +Y up the neck)."""
+    def unit(rotations):
+        return rotations / np.linalg.norm(rotations, axis=1, keepdims=True)
+
+    bones = rig.data.bones
+    rest = np.array(bones[chest].matrix_local.to_3x3()).T @ np.array(bones[head].matrix_local.to_3x3())
+    h, c = unit(m[head][:, :3, :3]), unit(m[chest][:, :3, :3])
+    d = rest.T @ np.swapaxes(c, 1, 2) @ h  # the head's turn against the chest, in the head's frame
+    twist = np.degrees(np.arctan2(d[:, 0, 2] - d[:, 2, 0], d[:, 0, 0] + d[:, 2, 2]))
+    step = np.einsum("nij,nij->n", h[1:], h[:-1])
+    turn = np.degrees(np.arccos(np.clip((step - 1.0) / 2.0, -1.0, 1.0)))
+    return twist, turn
+
+
+def assert_head_steady(rig, m, head, chest, fps, steady):
+    """On a straight walk: the head never turns faster than HEAD_RATE, yaws at most 10 degrees against the chest,
+    and over the steady walk holds its heading in the world within a degree (the trunk turns under it)."""
+    twist, turn = head_against_chest(rig, m, head, chest)
+    assert turn.max() * fps <= HEAD_RATE, turn.max() * fps
+    assert np.abs(twist).max() <= 10.0, np.abs(twist).max()
+    forward = m[head][steady, :3, 2]  # across the neck: the world yaw of any axis but the long one
+    yaw = np.degrees(np.unwrap(np.arctan2(forward[:, 1], forward[:, 0])))
+    assert np.ptp(yaw) < 1.0, np.ptp(yaw)
+
+
 def sagittal(direction):
     """Degrees of a bone's direction forward of straight down, in the walk's sagittal plane (+Y)."""
     return np.degrees(np.arctan2(direction[:, 1], -direction[:, 2]))
@@ -117,6 +151,7 @@ def test_a_walk_swings_its_arms_turns_its_pelvis_and_keeps_its_feet_on_the_groun
     steady = (motion.times > 2 * STEP_TIME) & (motion.times < motion.times[-1] - 2 * STEP_TIME)
     y = {name: mats[:, :3, 1] for name, mats in m.items()}
     assert_walk_norms(m, steady, RIGIFY_PARTS)
+    assert_head_steady(rig, m, "DEF-spine.006", "DEF-spine.003", bpy.context.scene.render.fps, steady)
     # Pelvis: 30-60 mm up and down over the steady walk (per step it is still 14-33 mm: the COM spline's one
     # segment per step cannot vault).
     pelvis = m["DEF-spine"][steady, 2, 3]
@@ -146,6 +181,25 @@ def test_a_walk_swings_its_arms_turns_its_pelvis_and_keeps_its_feet_on_the_groun
         assert knee.min() > -1.0
         swinging = steady & ~motion.contact[:, "LR".index(side)]
         assert 50.0 <= knee[swinging].max() <= 70.0  # peak swing flexion (Perry & Burnfield: about 60)
+
+
+@needs_module_install
+@pytest.mark.parametrize("step", [["--to", "-1.25", "2.17", "120"], ["--push", "0", "1.5"], ["--push", "1.0", "0"]],
+                         ids=["turn-120", "push-forward", "push-sideways"])
+def test_the_head_follows_a_turn_or_a_push_within_reach_of_the_chest_and_never_snaps(addon, walk_scene, tmp_path,
+                                                                                   step):
+    """`step --to` with a 120 degree turn, and pushes: the head leads the turn, at most HEAD_TURN from the chest
+    (it was held 171 degrees round, showing its back) and turning at most HEAD_RATE (it snapped 167 degrees in
+    a frame after the turn, 89 and 41 degrees in the pushes)."""
+    track = tmp_path / "step-track.json"
+    result = run_cli("step", "--character", "human", *step, "--output", tmp_path / "step.json", "--track-output", track)
+    assert result.returncode == 0, result.stderr
+    _coll, rig, _motion, m = bake_walk(addon, walk_scene, json.loads(track.read_text()))
+    twist, turn = head_against_chest(rig, m, "DEF-spine.006", "DEF-spine.003")
+    assert turn.max() * bpy.context.scene.render.fps <= HEAD_RATE
+    assert np.abs(twist).max() <= HEAD_TURN + 2.0  # (the neck, at rest, adds its own bit of the rig's turn)
+    if step[0] == "--to":
+        assert np.abs(twist).max() > 30.0  # it does look into the turn
 
 
 def test_arms_are_still_when_standing(addon, walk_scene):

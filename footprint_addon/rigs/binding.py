@@ -12,7 +12,7 @@ from ...solver import json_input
 from ...solver.body.transforms import rotation_z
 from ...solver.character import ALL_FEET, QUADRUPED_FEET, QUADRUPED_REACH, QUADRUPEDS, Character, preset
 from . import rigify_quadruped
-from .armature import MissingBonesError, upright_rotation
+from .armature import MissingBonesError, copied_frame, upright_rotation
 
 
 # Rigify human rigs, generated from Blender's bundled metarig: IK controls, IK/FK switches, and the ORG
@@ -260,6 +260,14 @@ def _binding(rig, mapping):
     if not tail_controls and "tail" in spine:  # the tail bone and its connected descendants
         tail_controls = _connected_chain(rig.data.bones[spine["tail"]])
     frames = {b: f for b, f in mapping.get("frames", {}).items() if b in present and f in present}
+    if "frames" not in mapping and "head" in upper_body:  # a biped's head whose parent copies another bone's
+        # world rotation (Rigify's follows the torso, with head_follow at 0): turned against that bone, the
+        # follow switch keyed so the copy stays whole
+        frame = copied_frame(rig, upper_body["head"])
+        if frame is not None:
+            frames[upper_body["head"]] = frame[0]
+            if frame[1] is not None:
+                switches[frame[1][:2]] = frame[1][2]
     if set(feet) == set(QUADRUPED_FEET):  # the legs, torso, spine, neck, head and tail the rig has are baked
         lacking = [f"{part} control" for part in ("hips", "chest", "neck", "head", "tail") if part not in spine]
     else:

@@ -9,7 +9,9 @@ Defaults from human gait data at free speed (about 1.3 m/s):
   walking");
 - pelvic rotation about 8 degrees and list about 7 degrees peak to peak, thorax counter-rotating about 7
   degrees (Perry & Burnfield 2010, Gait Analysis, ch. 8; Lamoth et al. 2002);
-- the head held within a few degrees of level (Pozzo, Berthoz & Lefort 1990);
+- the head held within a few degrees of level (Pozzo, Berthoz & Lefort 1990), turned toward where the path
+  goes at most HEAD_TURN from the chest (about 70 degrees of cervical rotation each way; the eyes do the rest)
+  and no faster than HEAD_RATE (issue 28: 3 degrees a frame at 60 fps);
 - heel strike with the foot about 15-20 degrees toes up, foot flat by 8 % of the cycle (Perry & Burnfield,
   ch. 4).
 
@@ -28,6 +30,8 @@ from .transforms import axis_angle_between, rodrigues
 
 REFERENCE_SPEED = 1.3  # m/s: the speed the defaults are for
 MAX_SPEED_FACTOR = 1.6  # arm swing and lean stop growing here (about 2 m/s)
+HEAD_TURN = np.radians(60.0)  # the head turns at most this far from the chest, either way
+HEAD_RATE = np.radians(150.0)  # rad/s: the fastest the head turns toward the path (under 3 degrees a frame at 60 fps)
 
 
 @dataclass(frozen=True)
@@ -116,14 +120,16 @@ def upper_body(motion, attributes: WalkingAttributes) -> UpperBody:
     lean = rad(a.torso_lean) * factor + a.slope_lean * slope * (factor > 0.05)
     bounce = rad(a.torso_bounce) / 2 * np.cos(2.0 * psi) * np.minimum(factor, 1.0)
     chest = rotation_matrices(chest_yaw - pelvis_yaw, -(lean + bounce), -pelvis_list)
-    # Head: level and toward where the path goes, against what the trunk does (by head_steady).
+    # Head: level and toward where the path goes, against what the trunk does (by head_steady). Where the path
+    # goes is where the feet will head look_ahead from now (no sway, no pelvic turn, and never behind the body
+    # when it steps sideways or back), at most HEAD_TURN from the chest, turning at most HEAD_RATE.
     body = rotation_matrices(motion.yaw, motion.pitch, motion.roll)
-    ahead = _com_at(motion, motion.times + a.look_ahead) - motion.com  # (np.interp holds the last frame)
-    going = np.linalg.norm(ahead[:, :2], axis=1) > 0.05
-    look = np.where(going, np.arctan2(-ahead[:, 0], ahead[:, 1]), motion.yaw)
-    look = motion.yaw + np.angle(np.exp(1j * (look - motion.yaw)))  # the short way round
     trunk = body @ chest
-    trunk_yaw = np.arctan2(-trunk[:, 0, 1], trunk[:, 1, 1])
+    trunk_yaw = np.unwrap(np.arctan2(-trunk[:, 0, 1], trunk[:, 1, 1]))
+    path_yaw = np.unwrap(motion.yaw - pelvis_yaw)  # the feet's heading, without the pelvis's turn
+    ahead = np.interp(motion.times + a.look_ahead, motion.times, path_yaw)  # (held at the last frame)
+    look = trunk_yaw + np.clip(_wrap(ahead - trunk_yaw), -HEAD_TURN, HEAD_TURN)
+    look = trunk_yaw + np.clip(rate_limited(look, motion.times, HEAD_RATE) - trunk_yaw, -HEAD_TURN, HEAD_TURN)
     level = rotation_matrices(look, 0.0, 0.0)
     steady = np.swapaxes(trunk, 1, 2) @ level  # the head's rotation relative to the chest that holds it level
     free = rotation_matrices(look - trunk_yaw, 0.0, 0.0)  # turned toward the path only
@@ -137,6 +143,24 @@ def upper_body(motion, attributes: WalkingAttributes) -> UpperBody:
     elbow = {side: rad(a.elbow_flexion) + rad(a.elbow_swing) / 2 * phase * walking
              for side, phase in forward.items()}
     return UpperBody(chest, head, shoulder, elbow, rad(a.arm_abduction))
+
+
+def _wrap(angle):
+    """Angles into [-pi, pi): the short way round."""
+    return (angle + np.pi) % (2.0 * np.pi) - np.pi
+
+
+def rate_limited(values, times, rate):
+    """(N,) values changing at most `rate` per second, as close to them as that allows: the mean of the largest
+    rate-Lipschitz function below them and the smallest above (each a running minimum or maximum of the values
+    shifted by rate * time, forward and back), so values already within the rate come back unchanged and a
+    jump becomes a ramp centred on it."""
+    shift = rate * times
+    below = np.minimum(np.minimum.accumulate(values - shift) + shift,
+                       np.minimum.accumulate((values + shift)[::-1])[::-1] - shift)
+    above = np.maximum(np.maximum.accumulate(values + shift) - shift,
+                       np.maximum.accumulate((values - shift)[::-1])[::-1] + shift)
+    return 0.5 * (below + above)
 
 
 def toe_bends(motion, release=0.2):

@@ -309,8 +309,9 @@ def report_warnings(report) -> list:
     (not for a stepping motion, whose kinematic COM is the model's: over its worst second, more than
     NONPHYSICAL_WARN of its weight missing on average: the legs held
     within l_max, footprints out of the character's reach in the time given), or a quadruped's hind or
-    fore pair its mass (on average over the motion); a foot swings quicker than a leg can (a lift-off too
-    close to the foot's next contact: the foot flies)."""
+    fore pair its mass (on average over the motion); a standing foot had to slide for its leg to reach (a
+    stepping motion's ankle_reach); a foot swings quicker than a leg can (a lift-off too close to the foot's
+    next contact: the foot flies)."""
     warnings = []
     optimizer = report.get("optimizer")
     if optimizer is not None and not optimizer["converged"]:
@@ -334,6 +335,11 @@ def report_warnings(report) -> list:
         if mean > NONPHYSICAL_WARN:
             warnings.append(f"The {point} legs cannot carry the {point} body: non-physical force averages {mean:.2f} "
                             "body weight; give that pair of feet more time on the ground or closer footprints")
+    for foot, drawn in (report.get("ankle_reach") or {}).items():
+        if drawn["standing"]:
+            warnings.append(f"Foot {foot} slides up to {1000 * drawn['most']:.0f} mm on {drawn['standing']} frames it stands "
+                            "on, drawn in so the leg does not over-reach (a rig's bones would stretch): the body "
+                            "moves too far from its footprint")
     swing = report.get("swing")
     if swing is not None and swing["seconds"] < swing["plausible_min"]:
         turning = f", turning {swing['turn_degrees']:.0f} degrees," if swing["turn_degrees"] >= 1.0 else ""

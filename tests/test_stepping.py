@@ -2,6 +2,7 @@
 recovery by the capture point, and bad input. Measured on the solved motion itself, every quantity worked out
 here again from the paper's definitions rather than read back from the solver."""
 
+import dataclasses
 import importlib
 import math
 
@@ -211,6 +212,31 @@ def test_step_to_a_target_far_and_turned(solver, human, bearing, turn):
     if x != 0.0:
         assert stepped[0] == ("R" if x > 0 else "L")
     assert_planted_and_within_reach(motion, human)
+
+
+@pytest.mark.parametrize("request_", ["turn", "push"])
+def test_a_rigs_ankles_stay_within_reach_the_heel_lifting_where_the_body_moves_on(solver, human, request_):
+    """A rig's leg ends at its ankle (above and behind the support point) and reaches thigh + shin: stepping it
+    as planned for the support point stretched its IK chain up to 5 % (issue 28). Standing feet lift their heels
+    about the ball (the ball stays on its footprint), lifted feet are drawn in: every ankle within reach."""
+    stepping, legs = solver("stepping"), solver("body.legs")
+    rig = dataclasses.replace(human, ankle_offset=(0.0, -0.07, 0.08), ankle_reach=human.leg_length_max - 0.06)
+    stance = stepping.Stance.centred(rig, 0.0, 0.0, 0.0)
+    if request_ == "turn":
+        track = stepping.step_to_stance(rig, stance, stepping.Stance.centred(rig, -1.25, 2.17, math.radians(120.0)))
+    else:
+        track = stepping.recover_from_push(rig, stance, np.array([0.0, 1.5]))
+    motion = solver("biped").solve(track, rig, fps=FPS)
+    ankles = motion.feet + motion.foot_rotation @ np.array(rig.ankle_offset)
+    reach = np.linalg.norm(ankles - motion.hips, axis=-1)
+    assert reach.max() <= rig.ankle_reach + 1e-6
+    assert (motion.toe_pivot[motion.contact] > 0.05).any()  # heels up where the body has moved on
+    assert_planted_and_within_reach(motion, rig)
+    assert motion.report["ankle_reach"] == legs.reach_report(np.zeros(motion.contact.shape), motion.contact, rig.feet)
+    unplanned = dataclasses.replace(rig, ankle_offset=None)  # the support point's reach alone: past the ankle's
+    plain = solver("biped").solve(track, unplanned, fps=FPS)
+    assert np.linalg.norm(plain.feet + plain.foot_rotation @ np.array(rig.ankle_offset) - plain.hips,
+                          axis=-1).max() > rig.ankle_reach + 0.01
 
 
 def stepping_feet(track):

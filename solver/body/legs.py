@@ -33,6 +33,7 @@ MAX_PIVOT = np.radians(75.0)  # the most a heel lifts
 ROLL_FRACTION = 0.13  # of the stance: heel strike to foot flat (loading response, 0-8 % of a 62 % stance;
 # Perry & Burnfield 2010, Gait Analysis, ch. 1)
 RETRACTED_LENGTH = 0.85  # l_nom: the leg length aimed for in mid-flight
+REACH_TOLERANCE = 1e-6  # metres: a leg's end this far past its reach is within it (the heel-off's closed form)
 CARRIED_FOOT = np.array([0.0, -0.25, -0.55])  # l_nom, body frame (+Y forward): a leg never put down
 
 
@@ -166,7 +167,7 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     if len(carried):
         position[:, carried], rotation[:, carried] = _carried(hips[:, carried], times, schedule, character)
     _retract_in_flight(position, hips, times, schedule, character)
-    _keep_within_reach(position, rotation, hips, ~by_time(on), character)  # off a footprint: rest places too
+    keep_within_reach(position, rotation, hips, ~by_time(on), character)  # off a footprint: rest places too
     return LegTargets(position, rotation, by_time(beta).copy(), by_time(on).copy(),
                       by_time(np.where(on, footprint_of[k], -1)).copy())
 
@@ -331,17 +332,46 @@ def _leg_end(character):
     return 0.0, 0.0, character.max_lengths
 
 
-def _keep_within_reach(position, rotation, hips, lifted, character):
-    """Draw each lifted foot (N, L) in along the line from its hip to the leg's end until the leg reaches
-    it (in place). At lift-off and landing the stance pose is already within reach: no jump."""
+def keep_within_reach(position, rotation, hips, feet, character):
+    """Draw each of the feet (N, L bool) in along the line from its hip to the leg's end until the leg reaches
+    it (in place; a rig's IK would stretch its bones past). Returns (N, L) metres each foot was drawn in. At
+    lift-off and landing the stance pose is already within reach: no jump."""
     v_y, v_z, reach = _leg_end(character)  # each leg its own (a quadruped's fore legs are shorter)
     end = position + v_y * rotation[..., :, 1] + v_z * rotation[..., :, 2]
     leg = end - hips
     length = np.linalg.norm(leg, axis=-1)
-    reach = np.broadcast_to(reach, length.shape)
-    over = lifted & (length > reach)
+    drawn = np.where(feet, np.maximum(length - np.broadcast_to(reach, length.shape), 0.0), 0.0)
+    drawn[drawn < REACH_TOLERANCE] = 0.0
+    over = drawn > 0.0
     if over.any():
-        position[over] -= leg[over] * (1.0 - reach[over] / length[over])[:, None]
+        position[over] -= leg[over] * (drawn[over] / length[over])[:, None]
+    return drawn
+
+
+def reach_from_footprints(position, rotation, hips, standing, character):
+    """Standing feet (N, L bool) whose leg would over-reach, turned in place as leg_targets turns a walk's: the
+    heel lifted about the ball where the hip is ahead of the foot, else the toes up about the heel. Returns
+    the toe_pivot (N, L): + heel up, - toes up, 0 where the leg reaches the flat foot."""
+    n, legs = standing.shape
+    reach = np.broadcast_to(_leg_end(character)[2], (n, legs))[standing]
+    pos, rot, hip = position[standing], rotation[standing], hips[standing]
+    beta, pos, rot = _heel_off(pos, rot, hip, character, 0.5 * character.foot_length, reach)
+    flat = beta == 0.0
+    gamma = _toes_up(pos[flat], rot[flat], hip[flat], character, reach[flat])
+    pos[flat], rot[flat] = _about_heel(pos[flat], rot[flat], gamma, character)
+    beta[flat] = -gamma
+    position[standing], rotation[standing] = pos, rot
+    pivot = np.zeros((n, legs))
+    pivot[standing] = beta
+    return pivot
+
+
+def reach_report(drawn, contact, feet):
+    """The quality report's "ankle_reach": per foot the most it was drawn in toward its hip (metres) so the leg
+    does not over-reach (a rig's bones would stretch), on how many frames, and how many of them standing (the
+    foot slides there)."""
+    return {foot: {"most": float(drawn[:, k].max(initial=0.0)), "frames": int((drawn[:, k] > 0.0).sum()),
+                   "standing": int(((drawn[:, k] > 0.0) & contact[:, k]).sum())} for k, foot in enumerate(feet)}
 
 
 def _retract_in_flight(position, hips, times, schedule, character):

@@ -105,14 +105,3 @@ def swing_lifts(plan, character, rotations, terrain=None) -> np.ndarray:
                     for reach in (-character.heel, 0.0, character.toe)], axis=0)
     needed = below / lift_arc(u) + clearance
     return np.maximum(clearance, needed.max(axis=1))
-
-
-def within_reach(position, hips, lifted, leg_max):
-    """Draw each lifted foot (N, L) of position (N, L, 3) in along the line to its hip (N, L, 3) until the leg
-    (leg_max (L,)) reaches it, in place: a foot left behind as the body moves on is picked up (as
-    legs.py does for the COM solver)."""
-    leg = position - hips
-    length = np.linalg.norm(leg, axis=-1)
-    over = lifted & (length > leg_max)
-    if over.any():
-        position[over] -= leg[over] * (1.0 - (np.broadcast_to(leg_max, length.shape)[over] / length[over]))[:, None]

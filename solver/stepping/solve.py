@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 
+from ..body import legs
 from ..character import character_from_json
 from ..core.orientation import body_yaw, hip_offsets_in_world
 from ..errors import RangeError
@@ -20,7 +21,7 @@ from ..terrain import terrain_from_json
 from ..track import frame_count
 from . import height as height_module
 from .com import com_path
-from .feet import feet_at, footprint_rotations, within_reach
+from .feet import feet_at, footprint_rotations
 from .stance import standing_height
 from .steps import step_plan
 
@@ -53,18 +54,25 @@ def solve_steps(track, character=None, terrain=None, fps: float = 60.0, times=No
     z, vz, az = height_module.lowered(grid, base[n:], limit)
     com = np.column_stack([xy[:n], np.interp(times, grid, z)])
     hips = com[:, None] + offsets[:n]
-    within_reach(feet.position[:n], hips, ~feet.contact[:n], character.max_lengths)
+    # Legs within reach (for a rig its ankle, whose IK would stretch the bones past): a standing foot lifts
+    # its heel (or toes) as a walk's does, a lifted foot is drawn in toward its hip, and whatever still
+    # over-reaches is drawn in too, standing or not, and said in the report.
+    position, rotation, contact = feet.position[:n], feet.rotation[:n], feet.contact[:n]
+    toe_pivot = legs.reach_from_footprints(position, rotation, hips, contact, character)
+    legs.keep_within_reach(position, rotation, hips, ~contact, character)
+    drawn = legs.keep_within_reach(position, rotation, hips, np.ones_like(contact), character)
     motion = Motion(
         fps, times, com,
         np.column_stack([velocity_xy[:n], np.interp(times, grid, vz)]),
         np.column_stack([acceleration_xy[:n], np.interp(times, grid, az)]),
-        yaw[:n], zero[:n], zero[:n], hips, feet.position[:n], feet.rotation[:n],
-        np.zeros((n, 2)), feet.contact[:n], feet.footprint[:n], character=character, track=tr)
+        yaw[:n], zero[:n], zero[:n], hips, position, rotation, toe_pivot, contact, feet.footprint[:n],
+        character=character, track=tr)
     ground = terrain.heights(com[:, :2]) if terrain is not None else feet.ground[:n].mean(axis=1)
     motion.measures = frame_measures(motion, plan.schedule, rotations, ground, terrain)
     motion.report = quality_report(motion, plan.schedule, motion.measures,
                                    character.com_clearance * character.leg_length_nominal)
     motion.report["swing"] = quickest_swing(plan, character)
+    motion.report["ankle_reach"] = legs.reach_report(drawn, contact, character.feet)
     motion.report["stepping"] = {
         "steps": len(plan.swings), "pivots": len(plan.pivots),
         "lowest_com_drop": float((base[n:] - z).max()),

@@ -9,7 +9,9 @@ The step database (WMZ §3, §7): actions on the rig marked as step examples. Fo
 closest by the stepping foot's displacement in the support foot's frame shapes the step's end pose: the
 example's last frame's upper body (pose-bone local rotations), slerped in over the step with an
 ease-in/ease-out weight (WMZ §6), keyed into a strip of its own above the bake's (a re-bake after an edit
-keeps it). Without examples the upper body is held as the rig had it at the start frame.
+keeps it). Without examples the upper body is the walk's (solver.body.walking: arms hanging and swinging with
+the steps, the chest counter-turning, the head steadied toward where the feet will head), but for the bones the
+rig's own animation turns: those are held as the rig had them at the start frame.
 """
 
 from contextlib import contextmanager
@@ -19,6 +21,7 @@ import bpy
 import numpy as np
 
 from ..solver.body.transforms import ease_in_out, quaternion_from_matrix, quaternion_matrices, slerp
+from ..solver.body.walking import WalkingAttributes
 from ..solver.character import character_from_json
 from ..solver.stepping import Stance, step_to_stance
 from ..solver.stepping.steps import step_plan
@@ -350,6 +353,8 @@ class Plan:
     track: object  # solver Track, marked "motion": "stepping"
     target: str  # the target's name, for the report
     start_pose: dict  # upper-body bone -> (3, 3) local rotation at the start frame
+    walked: tuple  # without examples, the upper-body bones that take the walk's upper body: the binding's
+    # chest, neck, head and arms that the rig's own animation does not turn (those hold their start pose)
     steps: list  # steps_of(track)
     chosen: list  # per step the closest StepExample, or None without examples
     earlier: list  # the track collections the tool made for this rig before
@@ -369,7 +374,9 @@ def plan(context, rig, settings):
     actions = marked_examples(rig)
     upper_body = upper_body_layer.upper_body_bones(binding, context.evaluated_depsgraph_get())
     ours = _strips_of(rig, earlier)
-    held = turned_bones(upper_body, actions + _playing(rig, {strip.action for _track, strip in ours}))
+    playing = turned_bones(upper_body, _playing(rig, {strip.action for _track, strip in ours}))
+    held = sorted(set(turned_bones(upper_body, actions)) | set(playing))
+    walked = tuple(bone for bone in upper_body_bones(binding) if bone not in playing)
     with muted(context, ours):
         start = rig_stance(context, binding)
         start_pose = local_rotations(context, rig, dict.fromkeys(upper_body_bones(binding) + held))
@@ -382,7 +389,7 @@ def plan(context, rig, settings):
     if not steps:
         raise SteppingError(f"{rig.name!r} already stands on {name}'s stance: no step to take")
     chosen = [closest_example(examples, d) if examples else None for _foot, _start, _end, d in steps]
-    return Plan(track, name, start_pose, steps, chosen, earlier)
+    return Plan(track, name, start_pose, walked, steps, chosen, earlier)
 
 
 def apply(context, rig, planned):
@@ -402,12 +409,15 @@ def apply(context, rig, planned):
         scene_io.set_motion(coll, planned.track)
         coll.footprint_track.body.enabled = False  # the walking attributes are a walk's: the upper body is ours
         scene_io.write_track(coll, planned.track)
-        strip, _motion = bake.bake(context, coll, rig)
+        strip, motion = bake.bake(context, coll, rig)
         track = scene_io.read_track(coll)  # as stored (float32): the bake's frames
         frames, times = bake.frame_times(scene, float(track.contact.min()), float(track.liftoff.max()))
         end_poses = [example.upper_body if example else {} for example in planned.chosen]
-        upper = _write_upper_body(context, rig, coll, frames,
-                                  upper_body_rotations(times, planned.steps, planned.start_pose, end_poses))
+        rotations = upper_body_rotations(times, planned.steps, planned.start_pose, end_poses)
+        if not any(planned.chosen):  # no examples: the arms hang and swing, the head steadies, as in the walk
+            walk = body_pose.channels(bind(rig), motion, WalkingAttributes())
+            rotations.update({bone: walk[bone] for bone in planned.walked if bone in walk})
+        upper = _write_upper_body(context, rig, coll, frames, rotations)
     except Exception:
         remove_made(rig, [coll])
         for earlier, old in renamed:

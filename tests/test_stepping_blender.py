@@ -294,6 +294,28 @@ def test_the_closest_step_example_shapes_the_end_pose(rig, modules):
     assert math.radians(5.0) < turned < math.radians(30.0)
 
 
+def test_without_examples_a_fresh_rig_steps_with_the_walks_arms_and_head(rig, modules):
+    """A freshly generated rig stands in the rest A-pose (the arms about 60 degrees out from hanging); Step to
+    Target without examples gives it the walk's upper body: the arms hang and swing, the head steadies
+    (issue 28: they stayed in the A-pose for every step)."""
+    add_target(rig, modules, distance=1.5, turn=math.radians(120.0))
+    arms = ["DEF-upper_arm.L", "DEF-upper_arm.R", "DEF-spine.006"]
+    quality = modules("footprint_addon.rig_quality")
+    rest = quality.evaluated_matrices(bpy.context, rig, arms, [START_FRAME])[0]
+    assert np.degrees(np.arccos(-rest[0, 2, 1])) > 50.0  # the A-pose: the upper arm far from hanging
+    assert bpy.ops.footprint.step_to_target() == {"FINISHED"}
+    strip = bake_strip(rig, step_track(rig))
+    frames = np.arange(int(strip.frame_start), int(strip.frame_end) + 1)
+    m = quality.evaluated_matrices(bpy.context, rig, arms, frames)
+    for k in range(2):
+        from_hanging = np.degrees(np.arccos(np.clip(-m[:, k, 2, 1] / np.linalg.norm(m[:, k, :3, 1], axis=1), -1, 1)))
+        assert from_hanging.max() < 25.0  # hanging, held a little out, swinging
+        assert np.ptp(m[:, k, 1, 1] / np.linalg.norm(m[:, k, :3, 1], axis=1)) > 0.02  # and swinging fore and aft
+    head = m[:, 2, :3, :3] / np.linalg.norm(m[:, 2, :3, :3], axis=1, keepdims=True)
+    turn = np.degrees(np.arccos(np.clip((np.einsum("nij,nij->n", head[1:], head[:-1]) - 1) / 2, -1, 1)))
+    assert turn.max() * bpy.context.scene.render.fps <= 180.0  # the head turns with the body, never snaps
+
+
 def test_without_examples_the_upper_body_holds_the_start_pose(rig, modules):
     # The artist's own animation turns the chest, the head and a hand on an NLA strip; Step to Target holds
     # them as they are at the start frame, where the strip below would turn them on.

@@ -165,6 +165,13 @@ def test_pivot_turns_the_support_foot_about_its_ball(solver, human):
     assert motion.contact[:, 1].all()
     heading = np.degrees(np.arctan2(-motion.foot_rotation[:, 1, 0, 1], motion.foot_rotation[:, 1, 1, 1]))
     assert heading[t <= 0.3].max() < 1e-6 and heading[t >= 0.9].min() > 60 - 1e-6  # over the left swing
+    # It turns on the ball with the heel up (a heel on the ground would skid round 0.26 m): up by about 5 cm
+    # mid-turn, down again at both ends, the toe_pivot saying so.
+    heel = (motion.feet[:, 1] - 0.13 * motion.foot_rotation[:, 1, :, 1])[:, 2]
+    pivoting = (t > 0.3) & (t < 0.9)
+    assert heel[pivoting].max() == pytest.approx(0.26 * math.sin(math.radians(12.0)), rel=0.02)
+    assert np.abs(heel[~pivoting]).max() < 1e-9
+    assert np.degrees(motion.toe_pivot[pivoting, 1].max()) == pytest.approx(12.0, rel=0.02)
     assert_planted_and_within_reach(motion, human)
 
 

@@ -31,7 +31,9 @@ class FOOTPRINT_OT_step_to_target(bpy.types.Operator):
         steps = len(planned.steps)
         used = sorted({example.action.name for example in planned.chosen if example is not None})
         shaped = (f"upper body from step example{'s' if len(used) > 1 else ''} {', '.join(used)}" if used
-                  else f"upper body held as at frame {context.scene.frame_current}")
+                  else "the walk's upper body" + (f", the bones the rig's own animation turns held as at frame "
+                                                  f"{context.scene.frame_current}"
+                                                  if len(planned.walked) < len(planned.start_pose) else ""))
         self.report({"INFO"}, f"{rig.name} takes {steps} step{'s' if steps != 1 else ''} to {planned.target}: "
                               f"track {coll.name!r}, strip {strip.name!r} (frames {strip.frame_start:.0f}-"
                               f"{strip.frame_end:.0f}), {shaped} (strip {upper.name!r})")

@@ -1,6 +1,6 @@
 """The feet of a stepping motion at any times: planted on their footprints, each swing along the straight line
 from one footprint to the next at WMZ eq. 1's bell-shaped speed with a lift arc over the ground, each pivot a
-turn about the ball (WMZ §4, §6)."""
+turn about the ball with the heel up (WMZ §4, §6)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..body.legs import flush_rotations, terrain_normals
+from ..body.legs import about_own_x, flush_rotations, terrain_normals
 from ..body.transforms import axis_angle_between, rodrigues
 from .profiles import foot_progress, lift_arc
 
 LIFT_CHECKS = np.linspace(0.1, 0.9, 33)  # normalised swing times where the lift's clearance is checked
+PIVOT_HEEL_LIFT = np.radians(12.0)  # a pivot turns on the ball with the heel up (about 4 cm for a human's
+# foot at its peak, mid-turn), not the flat foot skidding round on its heel
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,7 @@ class Feet:
     contact: np.ndarray  # (N, 2) bool
     footprint: np.ndarray  # (N, 2) the footprint stood on (plan's time order) or -1
     ground: np.ndarray  # (N, 2) the height of the ground a foot stands on, or in a swing between its two
+    heel_lift: np.ndarray  # (N, 2) radians the heel is up about the ball: a pivot's
 
 
 def footprint_rotations(track, terrain):
@@ -47,6 +50,7 @@ def feet_at(plan, character, times, rotations, terrain=None) -> Feet:
         k = mine[np.clip(np.searchsorted(tr.contact[mine], times, side="right") - 1, 0, len(mine) - 1)]
         position[:, foot], rotation[:, foot], footprint[:, foot] = tr.positions[k], rotations[k], k
     ground = position[..., 2].copy()
+    heel_lift = np.zeros((n, 2))
     for pivot in plan.pivots:  # a handful: one per large turn
         rows = (times >= pivot.start) & (times < pivot.end)
         if not rows.any():
@@ -57,10 +61,15 @@ def feet_at(plan, character, times, rotations, terrain=None) -> Feet:
         still_a = tr.positions[a] + ahead * rotations[a][:, 1]
         still_b = tr.positions[b] + ahead * rotations[b][:, 1]
         axis, angle = axis_angle_between(rotations[a][None], rotations[b][None])
-        turned = rotations[a] @ rodrigues(np.repeat(axis, rows.sum(), axis=0), angle[0] * w)
+        flat = rotations[a] @ rodrigues(np.repeat(axis, rows.sum(), axis=0), angle[0] * w)
         still = still_a + (still_b - still_a) * w[:, None]
-        position[rows, pivot.foot] = still - ahead * turned[:, :, 1]
+        # The heel up about the ball joint (a rig's sits ball_height above the sole: its toes stay flat).
+        lift = PIVOT_HEEL_LIFT * np.sin(np.pi * (times[rows] - pivot.start) / (pivot.end - pivot.start)) ** 2
+        joint = still + character.ball_height * flat[:, :, 2]
+        turned = about_own_x(flat, -lift)
+        position[rows, pivot.foot] = joint - ahead * turned[:, :, 1] - character.ball_height * turned[:, :, 2]
         rotation[rows, pivot.foot] = turned
+        heel_lift[rows, pivot.foot] = lift
         ground[rows, pivot.foot] = tr.positions[a, 2] + (tr.positions[b, 2] - tr.positions[a, 2]) * w
         footprint[rows, pivot.foot] = np.where(times[rows] < tr.liftoff[a], a, b)
     lifts = swing_lifts(plan, character, rotations, terrain)
@@ -79,7 +88,7 @@ def feet_at(plan, character, times, rotations, terrain=None) -> Feet:
         contact[rows, swing.foot] = False
         footprint[rows, swing.foot] = -1
         ground[rows, swing.foot] = along[:, 2]
-    return Feet(position, rotation, contact, footprint, ground)
+    return Feet(position, rotation, contact, footprint, ground, heel_lift)
 
 
 def swing_lifts(plan, character, rotations, terrain=None) -> np.ndarray:

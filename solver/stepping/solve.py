@@ -58,7 +58,7 @@ def solve_steps(track, character=None, terrain=None, fps: float = 60.0, times=No
     # its heel (or toes) as a walk's does, a lifted foot is drawn in toward its hip, and whatever still
     # over-reaches is drawn in too, standing or not, and said in the report.
     position, rotation, contact = feet.position[:n], feet.rotation[:n], feet.contact[:n]
-    toe_pivot = legs.reach_from_footprints(position, rotation, hips, contact, character)
+    toe_pivot = feet.heel_lift[:n] + legs.reach_from_footprints(position, rotation, hips, contact, character)
     legs.keep_within_reach(position, rotation, hips, ~contact, character)
     drawn = legs.keep_within_reach(position, rotation, hips, np.ones_like(contact), character)
     motion = Motion(

@@ -13,7 +13,8 @@ import pytest
 
 import mixamo_rig
 from blender_scenes import walk_on_plane
-from test_whole_body import STEP_TIME, assert_head_steady, assert_walk_norms, sagittal, walk_document
+from test_whole_body import (STEP_TIME, assert_head_steady, assert_run_norms, assert_walk_norms, run_document,
+                             sagittal, walk_document)
 
 P = mixamo_rig.PREFIX
 SIDES = {"L": "Left", "R": "Right"}
@@ -155,6 +156,18 @@ def test_a_walk_on_the_fbx_rig_swings_its_arms_turns_its_pelvis_and_steadies_its
     assert_walk_norms(m, steady, {"arm L": P + "LeftArm", "arm R": P + "RightArm", "forearm L": P + "LeftForeArm",
                                   "forearm R": P + "RightForeArm", "thigh L": P + "LeftUpLeg",
                                   "thigh R": P + "RightUpLeg", "pelvis": P + "Hips", "chest": P + "Spine2"})
+
+
+def test_a_run_on_the_fbx_rig_folds_its_swing_knee_and_bends_its_arms(addon, mixamo_walk):
+    rig, binding, motion, m = mixamo_walk(run_document())
+    assert_run_norms(m, motion, {f"{part} {side}": f"{P}{SIDES[side]}{bone}" for side in "LR" for part, bone in (
+        ("thigh", "UpLeg"), ("shin", "Leg"), ("arm", "Arm"), ("forearm", "ForeArm"))})
+    quality = module(addon, "rig_quality")
+    feet = list(binding.feet)
+    names = [f"{P}{SIDES[f]}{part}" for f in feet for part in ("Foot", "ToeBase")]
+    soles = quality.sole_points(np.stack([m[name] for name in names], axis=1), {n: i for i, n in enumerate(names)},
+                                binding, feet)
+    assert soles[..., 2].min() > -0.002
 
 
 def test_arms_are_still_when_the_fbx_rig_stands(addon, mixamo_walk):

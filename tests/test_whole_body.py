@@ -205,6 +205,46 @@ def test_a_turn_or_a_push_turns_the_head_within_reach_of_the_chest_and_stretches
         assert np.linalg.norm(m[bone][:, :3, 1], axis=1).max() <= 1.01, bone  # the bone's length over its rest
 
 
+RUN_SPEED, RUN_STANCE, RUN_FLIGHT = 3.5, 0.25, 0.10  # m/s, s: a 3.5 m/s run's contact and flight per step
+
+
+def run_document(steps=16):
+    step_time = RUN_STANCE + RUN_FLIGHT
+    return {"format": "footprint-track", "version": 1, "footprints": [
+        {"foot": "LR"[i % 2], "position": [0.09 * (-1) ** (i + 1), RUN_SPEED * step_time * i, 0.0],
+         "contact": step_time * i, "liftoff": step_time * i + RUN_STANCE} for i in range(steps)]}
+
+
+def assert_run_norms(m, motion, parts):
+    """A run on world matrices m {bone: (N, 4, 4)}, parts naming "thigh L", "shin L", "arm L", "forearm L" (and
+    R): over the steady run the swing knee peaks at 90-130 degrees, the stance knee never under 20, the elbows
+    60-100 degrees on average (Novacheck 1998; Mann & Hagy 1980)."""
+    def angle(a, b):
+        a, b = m[parts[a]][:, :3, 1], m[parts[b]][:, :3, 1]
+        cos = np.einsum("nd,nd->n", a, b) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+        return np.degrees(np.arccos(np.clip(cos, -1.0, 1.0)))
+
+    steady = (motion.times > 1.0) & (motion.times < motion.times[-1] - 1.0)
+    for leg, side in enumerate("LR"):
+        knee = angle(f"thigh {side}", f"shin {side}")
+        down = motion.contact[:, leg]
+        assert 90.0 <= knee[steady & ~down].max() <= 130.0, knee[steady & ~down].max()
+        assert knee[steady & down].min() >= 20.0, knee[steady & down].min()
+        assert 60.0 <= angle(f"arm {side}", f"forearm {side}")[steady].mean() <= 100.0
+
+
+def test_a_run_folds_the_swing_knee_bends_the_arms_and_keeps_the_feet_above_the_ground(addon, walk_scene):
+    """A 3.5 m/s footprint run on the Rigify human (issue 28: the swing knee peaked at 71 degrees, the arms
+    were the walk's, elbows 17-32)."""
+    _coll, rig, motion, m = bake_walk(addon, walk_scene, run_document())
+    assert_run_norms(m, motion, {f"{part} {side}": f"DEF-{bone}.{side}" for side in "LR" for part, bone in (
+        ("thigh", "thigh"), ("shin", "shin"), ("arm", "upper_arm"), ("forearm", "forearm"))})
+    for side in "LR":
+        soles = np.concatenate([sole_points(rig, m, f"{part}.{side}") for part in ("DEF-foot", "DEF-toe",
+                                                                                     "ORG-heel.02")], axis=1)
+        assert soles.min() > -0.002
+
+
 def test_arms_are_still_when_standing(addon, walk_scene):
     _coll, _rig, motion, m = bake_walk(addon, walk_scene, walk_document(stand=2.0))
     direction = m["DEF-upper_arm.L"][:, :3, 1]

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..character import GRAVITY
 from ..core.orientation import body_yaw, rotation_matrices
 from ..core.schedule import walking_landings
 from .transforms import axis_angle_between, rodrigues
@@ -33,6 +34,12 @@ MAX_PIVOT = np.radians(75.0)  # the most a heel lifts
 ROLL_FRACTION = 0.13  # of the stance: heel strike to foot flat (loading response, 0-8 % of a 62 % stance;
 # Perry & Burnfield 2010, Gait Analysis, ch. 1)
 RETRACTED_LENGTH = 0.85  # l_nom: the leg length aimed for in mid-flight
+RUN_REACH = 0.978  # of a leg's reach: a running stance leg leaves its footprint with the knee still about 25
+# degrees bent (a two-bone leg at cos(12.5 deg) of its length), never locked (running stance knee 20-45: Novacheck 1998)
+RUN_HEEL_RECOVERY = 0.2  # l_nom per unit Froude number v / sqrt(g l_nom): a running swing's heel lift at mid-swing
+# (0.21 m at 3.5 m/s for a human), the knee folding about 110 degrees as the foot passes under the hip (running swing
+# knee peaks 90-130 degrees: Novacheck 1998)
+MAX_HEEL_RECOVERY = 0.6  # l_nom: a sprinter's heel comes up to the buttock, no higher
 REACH_TOLERANCE = 1e-6  # metres: a leg's end this far past its reach is within it (the heel-off's closed form)
 CARRIED_FOOT = np.array([0.0, -0.25, -0.55])  # l_nom, body frame (+Y forward): a leg never put down
 
@@ -96,6 +103,10 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     last = first + sizes - 1
     reach = _leg_end(character)[2]  # (L,) each leg's
+    # (F,) a biped's footprint a flight leaves from: a run's (a quadruped's legs are issue 29's)
+    run_flight = np.isin(tr.liftoff, schedule.flight_intervals[:, 0]) & (not character.is_quadruped)
+    anchor_reach = reach[np.repeat(np.arange(legs), sizes)] * np.where(
+        (footprint_of >= 0) & run_flight[np.maximum(footprint_of, 0)], RUN_REACH, 1.0)  # (anchors,)
     # Rows are (leg, time), leg-major; each leg's anchor is found among its own landings (one search per leg).
     t = np.tile(np.asarray(times, dtype=float), legs)
     leg_of_row = np.repeat(np.arange(legs), n)
@@ -113,7 +124,7 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     beta = np.zeros(len(t))
     if on.any():
         beta[on], stand_pos[on], stand_rot[on] = _heel_off(stand_pos[on], stand_rot[on], hips_rows[on], character, half,
-                                                           reach[leg_of_row[on]])
+                                                           anchor_reach[k[on]])
     # A walking foot lands on its heel, toes up, and rolls down onto the sole (negative toe_pivot meanwhile).
     landings = walking_landings(tr) if character.heel_strike else np.zeros(len(tr), dtype=bool)  # (presets: none)
     strikes = np.where(footprint_of >= 0, landings[np.maximum(footprint_of, 0)], False) * character.heel_strike
@@ -140,7 +151,7 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     left_footprint = footprint_of >= 0
     _beta, leave_pos[left_footprint], leave_rot[left_footprint] = _heel_off(
         anchors_pos[left_footprint], anchors_rot[left_footprint], liftoff_hips[footprint_of[left_footprint]],
-        character, half, reach[np.repeat(np.arange(legs), sizes)[left_footprint]])
+        character, half, anchor_reach[left_footprint])
     # Each swing (rows under way: never from the last anchor, whose lift-off never comes): its arc and its
     # turn worked out once, for the swings under way at the times asked (a live edit samples a few).
     swinging = ~standing
@@ -150,10 +161,13 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     stepping = (footprint_of[swings] >= 0) & (footprint_of[swings + 1] >= 0)  # not to or from a rest place
     bumps[swings] = _swing_bump(anchors_pos[swings], land_pos[swings + 1], anchors_rot[swings, :, 1],
                                 land_rot[swings + 1, :, 1], character, terrain, stepping)
+    heel_recovery = np.zeros_like(bumps)
+    heel_recovery[swings] = _heel_recovery(schedule, character, anchors_pos, lift, land, swings)
     position, rotation = stand_pos, stand_rot
     start_pos = leave_pos[rows_k]
     position[swinging] = start_pos + (land_pos[rows_k + 1] - start_pos) * rows_s[:, None]
-    position[swinging, 2] += bumps[rows_k] * 4.0 * rows_u * (1.0 - rows_u)
+    position[swinging, 2] += (bumps[rows_k] * 4.0 * rows_u * (1.0 - rows_u)
+                              + heel_recovery[rows_k] * np.sin(np.pi * rows_u) ** 2)
     axis, angle = axis_angle_between(leave_rot[swings], land_rot[swings + 1])
     of_swing = np.searchsorted(swings, rows_k)
     rotation[swinging] = leave_rot[rows_k] @ rodrigues(axis[of_swing], angle[of_swing] * rows_s)
@@ -281,6 +295,22 @@ def _swing_bump(p0, p1, f0, f1, character, terrain, stepping):
     needed = below / (4.0 * u * (1.0 - u)) + clearance
     lifts = stepping | (np.linalg.norm(p1 - p0, axis=1) > 1e-6)
     return np.where(lifts, np.maximum(clearance, needed.max(axis=1)), 0.0)
+
+
+def _heel_recovery(schedule, character, anchors_pos, lift, land, swings):
+    """(S,) the heel lift of a biped's running swings (those a flight falls within: every foot off the ground on
+    the way), by the stride's Froude number (RUN_HEEL_RECOVERY); 0 for walking swings and quadrupeds. Flights are disjoint and in
+    time order: a swing holds one where more flights start before it lands than end before it lifts off."""
+    flights = schedule.flight_intervals
+    if not len(flights) or not len(swings) or character.is_quadruped:
+        return np.zeros(len(swings))
+    leave, arrive = lift[swings], land[swings + 1]
+    running = np.searchsorted(flights[:, 0], arrive) > np.searchsorted(flights[:, 1], leave, side="right")
+    stride = np.linalg.norm(anchors_pos[swings + 1] - anchors_pos[swings], axis=1)
+    speed = stride / np.maximum(arrive - land[swings], 1e-9)  # from the last landing of this foot to the next
+    froude = speed / np.sqrt(GRAVITY * character.leg_length_nominal)
+    height = np.minimum(RUN_HEEL_RECOVERY * froude, MAX_HEEL_RECOVERY) * character.leg_length_nominal
+    return np.where(running & np.isfinite(height), height, 0.0)
 
 
 def _even_ground(p0, p1, reach0, reach1, points):

@@ -30,6 +30,9 @@ from .transforms import axis_angle_between, rodrigues
 
 REFERENCE_SPEED = 1.3  # m/s: the speed the defaults are for
 MAX_SPEED_FACTOR = 1.6  # arm swing and lean stop growing here (about 2 m/s)
+RUN_ELBOW = 85.0  # degrees: a runner's mean elbow flexion (about 80-90, swinging about 20 peak to peak: Hinrichs
+# 1987, Mann & Hagy 1980); the arms take it as the gait's flights come
+RUNNING_SHARE = 0.15  # of the body's moving window in flight: a run's arms from here (a 3.5 m/s run flies 25-35 %)
 HEAD_TURN = np.radians(60.0)  # the head turns at most this far from the chest, either way
 HEAD_RATE = np.radians(150.0)  # rad/s: the fastest the head turns toward the path (under 3 degrees a frame at 60 fps)
 
@@ -140,9 +143,21 @@ def upper_body(motion, attributes: WalkingAttributes) -> UpperBody:
     swing = rad(a.arm_swing) / 2 * factor
     walking = np.minimum(factor / 0.1, 1.0)  # the elbow's swing fades with the arm's when standing
     shoulder = {side: swing * phase for side, phase in forward.items()}
-    elbow = {side: rad(a.elbow_flexion) + rad(a.elbow_swing) / 2 * phase * walking
-             for side, phase in forward.items()}
+    flexion = rad(a.elbow_flexion) + running_weight(motion) * rad(RUN_ELBOW - a.elbow_flexion)  # bent as it runs
+    elbow = {side: flexion + rad(a.elbow_swing) / 2 * phase * walking for side, phase in forward.items()}
     return UpperBody(chest, head, shoulder, elbow, rad(a.arm_abduction))
+
+
+def running_weight(motion, samples=25):
+    """(N,) 0 walking .. 1 running: how much of the body's moving window around each frame no foot is on the
+    ground (a run's flights), against RUNNING_SHARE, eased in."""
+    tr = motion.track
+    before, after = window_ends(motion.times, motion.times[0], motion.times[-1])
+    t = before[:, None] + (after - before)[:, None] * np.linspace(0.0, 1.0, samples)[None, :]
+    down = np.searchsorted(np.sort(tr.contact), t, side="right") - np.searchsorted(np.sort(tr.liftoff), t, side="right")
+    share = (down == 0).mean(axis=1)
+    x = np.clip(share / RUNNING_SHARE, 0.0, 1.0)
+    return x * x * (3.0 - 2.0 * x)
 
 
 def _wrap(angle):

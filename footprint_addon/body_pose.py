@@ -77,12 +77,19 @@ def channels(binding, motion, attributes):
         arm = np.cos(theta) * hang + np.sin(theta) * np.array([0.0, 1.0, 0.0])  # body frame
         out[upper_arm], out[forearm] = arm_rotations(binding, upper_arm, forearm, arm @ align,  # (align.T @ v)
                                                      align.T @ [0.0, 1.0, 0.0], pose.elbow[side])
+    out.update(toe_channels(binding, motion))
+    return out
+
+
+def toe_channels(binding, motion):
+    """Local rotations (N, 3, 3) of the binding's toe controls: bent up as the heel rises (walking.toe_bends), so
+    the toes stay on the ground at heel-off instead of going through it."""
+    align = binding.measurements["align"]
     bends = walking.toe_bends(motion)
     lateral = np.cross(align.T @ [0.0, 1.0, 0.0], [0.0, 0.0, 1.0])  # toes up: forward turns toward up
-    for leg, foot in enumerate(motion.character.feet):
-        if foot in binding.toes:
-            out[binding.toes[foot]] = _local(binding, binding.toes[foot], rodrigues(np.broadcast_to(lateral, (len(bends), 3)), bends[:, leg]))
-    return out
+    turn = np.broadcast_to(lateral, (len(bends), 3))
+    return {binding.toes[foot]: _local(binding, binding.toes[foot], rodrigues(turn, bends[:, leg]))
+            for leg, foot in enumerate(motion.character.feet) if foot in binding.toes}
 
 
 def rotation_channels(rig, rotations):

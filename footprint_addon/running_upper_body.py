@@ -5,7 +5,7 @@ binding's upright space (the rig object's rotation applied), as the bones' rest 
 
 import numpy as np
 
-from .body_pose import arm_rotations, rest_rotation
+from .body_pose import arm_rotations, rest_rotation, toe_channels
 
 ABDUCTION = np.radians(12.0)  # arms held a little away from the body
 
@@ -56,4 +56,5 @@ def upper_body_channels(binding, motion, attributes):
     rest_c = rest_rotation(binding, upper["chest"])
     counter = -(1.0 + attributes.shoulder_rotation / 20.0) * motion.yaw
     channels[upper["chest"]] = rest_c.T @ _about_z(counter) @ rest_c
+    channels.update(toe_channels(binding, motion))  # the toes on the ground as the heel rises to push off
     return channels

@@ -438,7 +438,6 @@ def test_running_cycle_with_root_motion_plants_feet_and_flies_ballistically(addo
     frames = bpy.context.scene.frame_start + motion.times * 60.0
     points = evaluated_at(rig_scene, frames, ["torso", "DEF-toe.R", "DEF-toe.L"])
     flat_from = 0.5 * constraints.t_stance  # before mid-support the foot rolls onto its sole about the heel
-    half = 0.5 * character.foot_length
     ankles = evaluated_at(rig_scene, frames, ["DEF-foot.L", "DEF-foot.R"])
     for leg, column in ((0, 2), (1, 1)):  # legs in the character's order (L, R)
         for fp in np.unique(motion.footprint[:, leg][motion.contact[:, leg]]):
@@ -449,8 +448,8 @@ def test_running_cycle_with_root_motion_plants_feet_and_flies_ballistically(addo
                 balls = points[flat, column]
                 assert np.linalg.norm(balls - balls[0], axis=1).max() <= 1e-3  # the stance foot stays put
             rolling = on & ~flat
-            if rolling.sum() > 1:  # the heel stays put while the foot rolls: the ankle keeps its distance
-                heel = motion.feet[rolling, leg][0] - half * motion.foot_rotation[rolling, leg][0][:, 1]
+            if rolling.sum() > 1:  # the heel's back stays put while the foot rolls: the ankle keeps its distance
+                heel = motion.feet[rolling, leg][0] - character.heel * motion.foot_rotation[rolling, leg][0][:, 1]
                 reach = np.linalg.norm(ankles[rolling, leg] - heel, axis=1)
                 assert np.ptp(reach) <= 1e-3
     flying = ~motion.contact.any(axis=1)
@@ -460,6 +459,33 @@ def test_running_cycle_with_root_motion_plants_feet_and_flies_ballistically(addo
     inner = flying[1:-1] & flying[:-2] & flying[2:]
     assert inner.sum() >= 3
     assert np.abs(acc[inner] + 9.81).max() <= 0.02 * 9.81  # the pelvis flies on a parabola
+
+
+@pytest.mark.parametrize("speed_kmh", [12.0, 18.0])
+def test_a_running_cycle_keeps_its_soles_above_the_ground_and_never_locks_a_knee(addon, rig_scene, speed_kmh):
+    """Issue 28: the Running panel's cycle put the soles 39-56 mm under the ground in half its frames (the toes
+    were never bent at push-off, the heel rolled about a point ahead of its back, the swing path overshot under
+    the ground) and held the knees straight for 20-22 frames a stride (the swing reached for its footprint
+    early). Over the stride on the evaluated rig: every sole point (heel, ball, toe tip) at most 2 mm under the
+    ground, every knee bent at least 5 degrees."""
+    bpy.context.scene.render.fps = 60
+    assert bpy.ops.footprint.run_cycle(rig="rig", speed_kmh=speed_kmh, in_place=False) == {"FINISHED"}
+    (track,) = [t for t in rig_scene.animation_data.nla_tracks if t.name.startswith("Footprints: run cycle")]
+    strip = track.strips[0]
+    frames = np.arange(int(strip.frame_start), int(strip.frame_end) + 1)
+    quality = sys.modules[f"{addon}.footprint_addon.rig_quality"]
+    binding = bake_module(addon).bind(rig_scene)
+    feet = list(binding.feet)
+    bones = list(dict.fromkeys([binding.ankles[f] for f in feet] + [binding.balls[f] for f in feet]
+                               + [binding.heels[f] for f in feet] + [f"DEF-{b}.{f}" for f in feet for b in ("thigh", "shin")]))
+    index = {name: i for i, name in enumerate(bones)}
+    m = quality.evaluated_matrices(bpy.context, rig_scene, bones, frames)
+    soles = quality.sole_points(m, index, binding, feet)
+    assert soles[..., 2].min() > -0.002, soles[..., 2].min()
+    for foot in feet:
+        knee = quality.knee_flexion(m[:, index[f"DEF-thigh.{foot}"]], m[:, index[f"DEF-shin.{foot}"]],
+                                    quality.knee_bend_axis(binding, foot))
+        assert knee.min() > 5.0, (foot, knee.min())
 
 
 def test_running_panel_keeps_the_equations_and_previews_live(addon, rig_scene):

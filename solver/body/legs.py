@@ -362,15 +362,16 @@ def _leg_end(character):
     return 0.0, 0.0, character.max_lengths
 
 
-def keep_within_reach(position, rotation, hips, feet, character):
+def keep_within_reach(position, rotation, hips, feet, character, fraction=1.0):
     """Draw each of the feet (N, L bool) in along the line from its hip to the leg's end until the leg reaches
-    it (in place; a rig's IK would stretch its bones past). Returns (N, L) metres each foot was drawn in. At
-    lift-off and landing the stance pose is already within reach: no jump."""
+    it, or `fraction` (scalar or (N, L)) of its reach (in place; a rig's IK would stretch its bones past).
+    Returns (N, L) metres each foot was drawn in. At lift-off and landing the stance pose is already within
+    reach: no jump."""
     v_y, v_z, reach = _leg_end(character)  # each leg its own (a quadruped's fore legs are shorter)
     end = position + v_y * rotation[..., :, 1] + v_z * rotation[..., :, 2]
     leg = end - hips
     length = np.linalg.norm(leg, axis=-1)
-    drawn = np.where(feet, np.maximum(length - np.broadcast_to(reach, length.shape), 0.0), 0.0)
+    drawn = np.where(feet, np.maximum(length - reach * np.broadcast_to(fraction, length.shape), 0.0), 0.0)
     drawn[drawn < REACH_TOLERANCE] = 0.0
     over = drawn > 0.0
     if over.any():

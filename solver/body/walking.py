@@ -181,19 +181,39 @@ def rate_limited(values, times, rate):
 def toe_bends(motion, release=0.2):
     """(N, L) radians each foot's toes bend up against the foot: in stance the heel-off angle (the toes stay
     flat on the ground as the heel rises about the ball), easing out over `release` seconds after lift-off
-    (the toes leave the ground last)."""
+    (the toes leave the ground last), and in over as long before a landing on the ball with the toes down (a
+    runner's toe strike: the toes meet the ground flat)."""
     n, legs = motion.contact.shape
-    if motion.track is None:
+    tr = motion.track
+    if tr is None:
         return np.zeros((n, legs))
     rows = np.arange(n)[:, None]
     last = np.maximum.accumulate(np.where(motion.contact, rows, -1), axis=0)  # the last stance frame so far
     left = np.where(last >= 0, motion.footprint[np.maximum(last, 0), np.arange(legs)], -1)
-    since = np.clip((motion.times[:, None] - motion.track.liftoff[np.maximum(left, 0)]) / release, 0.0, 1.0)
+    # Before a foot's first stance frame (a cycle's frames start with it swinging): the footprint it left
+    # last by the track's times, taken level.
+    unseen = np.zeros((n, legs), dtype=bool)
+    for leg, foot in enumerate(motion.character.feet):  # a handful of legs
+        mine = np.flatnonzero(tr.feet == foot)
+        mine = mine[np.argsort(tr.liftoff[mine])]
+        earlier = np.searchsorted(tr.liftoff[mine], motion.times, side="right") - 1
+        unseen[:, leg] = (left[:, leg] < 0) & (earlier >= 0)
+        left[:, leg] = np.where(unseen[:, leg], mine[np.maximum(earlier, 0)], left[:, leg])
+    since = np.clip((motion.times[:, None] - tr.liftoff[np.maximum(left, 0)]) / release, 0.0, 1.0)
     fade = 1.0 - since * since * (3.0 - 2.0 * since)
     pitch_down = -np.arcsin(np.clip(motion.foot_rotation[..., 2, 1], -1.0, 1.0))  # toes below the heel
     # Against the footprint left (on a slope it is pitched itself): its pitch is the foot's at its last
     # stance frame less the heel-off angle then.
     at_last = np.maximum(last, 0), np.arange(legs)
-    footprint_pitch = pitch_down[at_last] - motion.toe_pivot[at_last]
+    footprint_pitch = np.where(unseen, 0.0, pitch_down[at_last] - motion.toe_pivot[at_last])
     swinging = np.where(left >= 0, np.maximum(pitch_down - footprint_pitch, 0.0) * fade, 0.0)
+    coming = np.zeros((n, legs))
+    for leg, foot in enumerate(motion.character.feet):  # a handful of legs: the next landing, taken level
+        contacts = np.sort(tr.contact[tr.feet == foot])
+        following = np.searchsorted(contacts, motion.times, side="left")
+        until = contacts[np.minimum(following, len(contacts) - 1)] - motion.times
+        near = (following < len(contacts)) & (until < release)
+        ease = np.clip(1.0 - until / release, 0.0, 1.0)
+        coming[:, leg] = np.where(near, np.maximum(pitch_down[:, leg], 0.0) * ease * ease * (3.0 - 2.0 * ease), 0.0)
+    swinging = np.maximum(swinging, coming)
     return np.where(motion.contact, np.maximum(motion.toe_pivot, 0.0), swinging)

@@ -88,12 +88,13 @@ def _catmull_rom(key_times, keys, t):
     return np.einsum("nk,nkd->nd", position, controls)
 
 
-def rock_onto_flat(targets, schedule, times, half_foot, strike, flat_after):
+def rock_onto_flat(targets, schedule, times, reach, strike, flat_after):
     """Early stance (§3.3.1): the foot lands with its toes up and rolls about the heel (strike > 0, a heel
     strike) or lands heel up and rolls about the ball (strike < 0, a toe strike), flat by mid-support.
     The swing turns the foot to that angle on its way down (over as long, at most its second half), so it
     lands as it will roll, without a snap. Changes the targets in place; the point the foot rolls about
-    stays where it landed."""
+    stays where it landed: `reach` metres along the foot behind the support point for a heel strike (the
+    back of the heel, which must not go through the ground), ahead of it for a toe strike (the ball)."""
     tr = schedule.track
     for leg in range(targets.position.shape[1]):  # a handful of legs
         on = targets.contact[:, leg]
@@ -117,10 +118,34 @@ def rock_onto_flat(targets, schedule, times, half_foot, strike, flat_after):
         rot = targets.rotation[turning, leg]
         pos = targets.position[turning, leg]
         sign = np.sign(strike)
-        pivot = pos - sign * half_foot * rot[:, :, 1]  # the heel for a heel strike, the ball for a toe strike
+        pivot = pos - sign * reach * rot[:, :, 1]  # the heel for a heel strike, the ball for a toe strike
         new_rot = legs_module.about_own_x(rot, angle[turning])
         targets.rotation[turning, leg] = new_rot
-        targets.position[turning, leg] = pivot + sign * half_foot * new_rot[:, :, 1]
+        targets.position[turning, leg] = pivot + sign * reach * new_rot[:, :, 1]
+        targets.toe_pivot[rolling, leg] = -angle[rolling]  # + heel up about the ball, - toes up (legs.LegTargets)
+
+
+def keep_swing_bent(targets, schedule, times, hips, character, landing=0.2):
+    """Swinging feet (in place) within legs.RUN_REACH of the leg's reach, easing to the whole reach over the
+    swing's last `landing` fraction, the sole never under the ground: the swing keys' path reaches ahead to the
+    footprint early, and a leg straight for a sixth of the stride with the sole skimming under the ground
+    (Catmull-Rom's overshoot) is no runner's; the knee straightens only as the foot lands."""
+    tr = schedule.track
+    lifted = ~targets.contact
+    fraction = np.ones(lifted.shape)
+    for leg in range(lifted.shape[1]):  # a handful of legs
+        mine = np.flatnonzero(schedule.leg_of_footprint == leg)
+        before = np.clip(np.searchsorted(tr.liftoff[mine], times, side="right") - 1, 0, len(mine) - 1)
+        after = np.clip(before + 1, 0, len(mine) - 1)
+        u = np.clip((times - tr.liftoff[mine[before]]) / np.maximum(tr.contact[mine[after]] - tr.liftoff[mine[before]],
+                                                                     1e-9), 0.0, 1.0)
+        ease = np.clip((u - (1.0 - landing)) / landing, 0.0, 1.0)
+        fraction[:, leg] = legs_module.RUN_REACH + (1.0 - legs_module.RUN_REACH) * ease * ease * (3.0 - 2.0 * ease)
+    legs_module.keep_within_reach(targets.position, targets.rotation, hips, lifted, character, fraction)
+    ground = tr.positions[:, 2].min()  # the cycle runs on level ground: the sole, heel to toe tip, above it
+    forward_z = targets.rotation[..., 2, 1]
+    lowest = targets.position[..., 2] + np.minimum(-character.heel * forward_z, character.toe * forward_z)
+    targets.position[..., 2] += np.where(lifted, np.maximum(ground - lowest, 0.0), 0.0)
 
 
 def running_cycle(params: RunningParameters, character: Character, legs: LegGeometry, fps: float,
@@ -174,7 +199,9 @@ def running_cycle(params: RunningParameters, character: Character, legs: LegGeom
     swing_keys(targets, schedule, times, hips, constraints, legs, attributes, ankle_offset,
                (start, start + cycle))
     strike = np.radians(attributes.hidden(params)["ankle_impact"])
-    rock_onto_flat(targets, schedule, times, 0.5 * character.foot_length, strike, 0.5 * constraints.t_stance)
+    rock_onto_flat(targets, schedule, times, character.heel if strike > 0 else 0.5 * character.foot_length, strike,
+                   0.5 * constraints.t_stance)
+    keep_swing_bent(targets, schedule, times, hips, character)
     feet = targets.position
     if in_place:
         progress = np.column_stack([np.zeros(len(times)), (times - start) * params.velocity / 60.0,
@@ -187,5 +214,7 @@ def running_cycle(params: RunningParameters, character: Character, legs: LegGeom
     keep = slice(frames, 2 * frames + 1)
     motion = Motion(fps, times[keep] - start, com[keep], velocity[keep], acceleration[keep], yaw[keep],
                     pitch[keep], roll[keep], hips[keep], feet[keep], targets.rotation[keep],
-                    targets.toe_pivot[keep], targets.contact[keep], targets.footprint[keep], character)
+                    targets.toe_pivot[keep], targets.contact[keep], targets.footprint[keep], character,
+                    track=schedule.track.replace(contact=schedule.track.contact - start,  # on the motion's clock:
+                                                 liftoff=schedule.track.liftoff - start))  # its footprint indices
     return motion, constraints, cycle

@@ -35,6 +35,27 @@ def test_walk_timing_fig12_double_stance_then_leap_past_threshold():
     assert t_b / t_h == pytest.approx(bird.time_unit / HUMAN.time_unit)
 
 
+def test_run_timing_flies_as_runners_do():
+    """Automatic run timing against running data (issue 28: vdP97's reading flew 40-56 % of every step): a
+    1.225 m step takes 0.35 s, 0.25 s of it on the ground (3.5 m/s); the flight's share 20-35 % at 3-4 m/s,
+    growing with the step (about 45 % at 5 m/s: Weyand et al. 2000; Dorn, Schache & Pandy 2012), every
+    step flying; the Froude scaling holds."""
+    stance, step = timing.step_timing(1.225, "run", HUMAN.time_unit, HUMAN.leg_length_nominal)
+    assert stance == pytest.approx(0.25, abs=0.005) and step == pytest.approx(0.35, abs=0.005)
+    d = np.linspace(0.3, 2.2, 200)
+    stance, step = timing.step_timing(d, "run", HUMAN.time_unit, HUMAN.leg_length_nominal)
+    share, speed = 1.0 - stance / step, d / step
+    assert (share >= timing.MIN_RUN_FLIGHT - 1e-12).all() and (np.diff(share) >= -1e-12).all()
+    assert (np.diff(speed) > 0).all()
+    jog = (speed >= 3.0) & (speed <= 4.0)
+    assert 0.2 <= share[jog].min() and share[jog].max() <= 0.36
+    assert 0.4 <= np.interp(5.0, speed, share) <= 0.5
+    bird = preset("bird")
+    s_b, t_b = timing.step_timing(1.4 * bird.leg_length_nominal, "run", bird.time_unit, bird.leg_length_nominal)
+    s_h, t_h = timing.step_timing(1.4 * HUMAN.leg_length_nominal, "run", HUMAN.time_unit, HUMAN.leg_length_nominal)
+    assert (s_b / s_h, t_b / t_h) == pytest.approx((bird.time_unit / HUMAN.time_unit,) * 2)
+
+
 @pytest.mark.parametrize("gait", timing.GAITS)
 def test_generated_timing_is_valid_for_every_gait(gait):
     positions, headings, feet = footpath.footprints_along_path(

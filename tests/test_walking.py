@@ -10,6 +10,7 @@ import pytest
 
 from footprint_locomotion.solver import biped
 from footprint_locomotion.solver.body import walking
+from footprint_locomotion.solver.footprints import footpath, timing
 from footprint_locomotion.solver.character import preset
 from footprint_locomotion.solver.core.orientation import body_yaw, rotation_matrices
 from footprint_locomotion.solver.stepping import Stance, step_to_stance
@@ -97,6 +98,22 @@ def test_the_head_is_held_level_and_turns_toward_where_the_path_goes():
     lead = lambda look: np.degrees(np.abs(np.angle(np.exp(1j * (yaw(head_in_world(  # noqa: E731
         motion, dataclasses.replace(neutral, look_ahead=look))) - path)))).max())
     assert lead(0.0) < 1.0 < 10.0 < lead(0.8)  # (not the pelvis's turn: the head does not yaw with it)
+
+
+def test_the_arms_swing_together_on_hops_and_against_each_other_on_a_walk():
+    """Issue 28: a hop swung the arms in anti-phase while both feet left together. Hopping, both arms swing
+    as one (back as the feet land, forward for the take-off); walking, each against the other."""
+    attributes = walking.WalkingAttributes()
+    human = walking.character_with(preset("human"), attributes)
+    positions, headings, feet = footpath.footprints_along_path([(0, 0, 0), (0, 8, 0)], 0.6, 0.2, together=True)
+    contact, liftoff = timing.timing_for_sequence(positions, "hop", human.time_unit, human.leg_length_nominal,
+                                                  group_size=2)
+    for track_, sign in ((make_track(feet, positions, headings, contact, liftoff), 1.0), (straight_walk(0.7), -1.0)):
+        motion = biped.solve(track_, human, fps=60.0)
+        arms = walking.upper_body(motion, attributes).shoulder
+        middle = steady(motion, 1.0)
+        assert np.ptp(arms["L"][middle]) > np.radians(5.0)
+        assert sign * np.corrcoef(arms["L"][middle], arms["R"][middle])[0, 1] > 0.95
 
 
 def test_rate_limited_ramps_a_jump_and_leaves_what_is_within_the_rate():

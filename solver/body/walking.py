@@ -138,8 +138,12 @@ def upper_body(motion, attributes: WalkingAttributes) -> UpperBody:
     free = rotation_matrices(look - trunk_yaw, 0.0, 0.0)  # turned toward the path only
     axis, angle = axis_angle_between(free, steady)
     head = free @ rodrigues(axis, a.head_steady * angle)  # from turned only (0) to held level too (1)
-    # Arms: each swings against its own side's leg (forward as the other foot lands), more with speed.
-    forward = {"L": -np.cos(psi), "R": np.cos(psi)}  # -1 back .. 1 forward
+    # Arms: each swings against its own side's leg (forward as the other foot lands), more with speed; on
+    # two-footed hops both together, back as the feet land and forward for the take-off.
+    hop = hopping_weight(motion)
+    together = -np.cos(2.0 * psi)  # psi advances by pi a hop
+    forward = {"L": (1.0 - hop) * -np.cos(psi) + hop * together,  # -1 back .. 1 forward
+               "R": (1.0 - hop) * np.cos(psi) + hop * together}
     swing = rad(a.arm_swing) / 2 * factor
     walking = np.minimum(factor / 0.1, 1.0)  # the elbow's swing fades with the arm's when standing
     shoulder = {side: swing * phase for side, phase in forward.items()}
@@ -148,12 +152,28 @@ def upper_body(motion, attributes: WalkingAttributes) -> UpperBody:
     return UpperBody(chest, head, shoulder, elbow, rad(a.arm_abduction))
 
 
+def _window_samples(motion, samples):
+    """(N, samples) times spread over the body's moving window around each frame."""
+    before, after = window_ends(motion.times, motion.times[0], motion.times[-1])
+    return before[:, None] + (after - before)[:, None] * np.linspace(0.0, 1.0, samples)[None, :]
+
+
+def hopping_weight(motion, samples=25):
+    """(N,) 0 stepping .. 1 hopping: how much of the body's moving window around each frame follows a landing
+    of two feet together (a hop), eased in."""
+    tr = motion.track
+    falls, counts = np.unique(tr.contact, return_counts=True)
+    t = _window_samples(motion, samples)
+    last = np.searchsorted(falls, t, side="right") - 1
+    share = np.where(last >= 0, counts[np.maximum(last, 0)] > 1, False).mean(axis=1)
+    return share * share * (3.0 - 2.0 * share)
+
+
 def running_weight(motion, samples=25):
     """(N,) 0 walking .. 1 running: how much of the body's moving window around each frame no foot is on the
     ground (a run's flights), against RUNNING_SHARE, eased in."""
     tr = motion.track
-    before, after = window_ends(motion.times, motion.times[0], motion.times[-1])
-    t = before[:, None] + (after - before)[:, None] * np.linspace(0.0, 1.0, samples)[None, :]
+    t = _window_samples(motion, samples)
     down = np.searchsorted(np.sort(tr.contact), t, side="right") - np.searchsorted(np.sort(tr.liftoff), t, side="right")
     share = (down == 0).mean(axis=1)
     x = np.clip(share / RUNNING_SHARE, 0.0, 1.0)

@@ -491,8 +491,8 @@ def parser():
     p = argparse.ArgumentParser(prog="footprint_locomotion", description="Footprint Locomotion")
     sub = p.add_subparsers(dest="command", required=True,
                            metavar="{demo,solve,plot,running,gait,step,transition,plan,extract,bake,batch,validate}")
-    demo = sub.add_parser("demo", help="build the demo scene, save out/demo.blend, render out/demo.png and "
-                                       "the 1.3 m/s walk out/walk.png")
+    demo = sub.add_parser("demo", help="build the demo scene, save out/demo.blend, render out/demo.png, "
+                                       "the 1.3 m/s walk out/walk.png and the 3.5 m/s run out/run.png")
     demo.add_argument("--output-dir", default="out")
     demo.add_argument("--no-render", action="store_true", help="skip the Workbench render")
     demo.set_defaults(run=_demo)

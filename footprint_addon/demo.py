@@ -4,7 +4,7 @@ beside it a Rigify wolf that trots, breaks into a gallop and jumps onto a ramp a
 both solved, baked into NLA strips, saved as a .blend and rendered headless (Workbench) as one contact
 sheet: the human at several frames with its footprints and COM path, then the wolf. Then, with rendering on, the 1.3 m/s
 straight walk of tests/test_whole_body.py on a flat walkway, baked onto the same human and rendered as
-walk.png: one stride seen from the side and from the front (run_walk).
+walk.png and run.png: one stride of a walk and of a run, seen from the side and from the front (render_stride).
 """
 
 import math
@@ -395,8 +395,8 @@ def clear_file():
 
 def run(output_dir="out", render=True, sheet_frames=8):
     """Build, solve and bake the demo; save output_dir/demo.blend and render output_dir/demo.png (a contact
-    sheet: sheet_frames of the human, then as many of the wolf), then output_dir/walk.png (run_walk, which
-    replaces the scene in memory); return the paths of demo.blend and demo.png."""
+    sheet: sheet_frames of the human, then as many of the wolf), then output_dir/walk.png and run.png
+    (render_stride, which replaces the scene in memory); return the paths of demo.blend and demo.png."""
     os.makedirs(output_dir, exist_ok=True)
     clear_file()
     scene = bpy.context.scene
@@ -436,22 +436,26 @@ def run(output_dir="out", render=True, sheet_frames=8):
             targets += list(solved.com[np.clip(shown - int(baked.frame_start), 0, len(solved.com) - 1)])
             distances += [far] * sheet_frames
         contact_sheet(scene, cam, frames, targets, png_path, distances=distances)
-        print(f"demo: rendered {run_walk(output_dir)}")
+        for name in STRIDES:
+            print(f"demo: rendered {render_stride(name, output_dir)}")
     return blend_path, png_path if render else None
 
 
 # The straight walk of tests/test_whole_body.py: 1.3 m/s, stance 60 % of a 1.1 s stride (left foot first).
-WALK_STEP, WALK_STEP_TIME, WALK_STANCE, WALK_WIDTH, WALK_STEPS = 0.715, 0.55, 0.66, 0.19, 14
+# The strides rendered side and front: (step m, step time s, stance s, width m, footprints). The walk is
+# walk_document() of tests/test_whole_body.py (1.3 m/s); the run its run_document() (3.5 m/s).
+STRIDES = {"walk": (0.715, 0.55, 0.66, 0.19, 14), "run": (1.225, 0.35, 0.25, 0.18, 16)}
 WALK_CELL = (300, 380)  # portrait cells: the whole body, head to feet, in each frame
 WALK_VIEW_HEIGHT = 2.3  # metres of the world each cell shows from bottom to top (orthographic cameras)
 
 
-def walk_track():
-    """walk_document() of tests/test_whole_body.py as a Track: footprints along +Y, the left foot first."""
-    i = np.arange(WALK_STEPS)
-    positions = np.column_stack([WALK_WIDTH / 2 * (-1.0) ** (i + 1), WALK_STEP * i, np.zeros(WALK_STEPS)])
-    return make_track(np.where(i % 2 == 0, "L", "R"), positions, np.zeros(WALK_STEPS), WALK_STEP_TIME * i,
-                      WALK_STEP_TIME * i + WALK_STANCE)
+def stride_track(name):
+    """STRIDES[name] as a Track: footprints along +Y, the left foot first."""
+    step, step_time, stance, width, count = STRIDES[name]
+    i = np.arange(count)
+    positions = np.column_stack([width / 2 * (-1.0) ** (i + 1), step * i, np.zeros(count)])
+    return make_track(np.where(i % 2 == 0, "L", "R"), positions, np.zeros(count), step_time * i,
+                      step_time * i + stance)
 
 
 def pelvis_position(rig, bone="DEF-spine"):
@@ -460,21 +464,23 @@ def pelvis_position(rig, bone="DEF-spine"):
     return np.array(evaluated.matrix_world @ evaluated.pose.bones[bone].head)
 
 
-def run_walk(output_dir="out", frames_per_stride=8, first_step=6):
-    """The 1.3 m/s straight walk on a flat plane, baked (walking attributes on) onto a Rigify human and
-    rendered as output_dir/walk.png: one stride from the left heel strike of footprint first_step, seen from
-    the character's right side (top row) and from in front (bottom row), orthographic cameras following the
-    pelvis at a fixed height. Left limbs are blue-grey, right limbs warm, the trunk skin-coloured."""
+def render_stride(name, output_dir="out", frames_per_stride=8, first_step=6):
+    """The straight STRIDES[name] (the 1.3 m/s walk, the 3.5 m/s run) on a flat plane, baked (walking attributes
+    on) onto a Rigify human and rendered as output_dir/<name>.png: one stride from the left heel strike of
+    footprint first_step, seen from the character's right side (top row) and from in front (bottom row),
+    orthographic cameras following the pelvis at a fixed height. Left limbs are blue-grey, right limbs warm,
+    the trunk skin-coloured."""
     clear_file()
     scene = bpy.context.scene
     scene.render.fps, scene.render.fps_base, scene.frame_start = 60, 1.0, 1
-    track = walk_track()
-    length = WALK_STEP * (WALK_STEPS - 1)
+    track = stride_track(name)
+    step, step_time, _stance, _width, count = STRIDES[name]
+    length = step * (count - 1)
     mesh = bpy.data.meshes.new("Ground")  # a 3 m wide walkway: a band of ground under the side view
     mesh.from_pydata([(x, y, 0.0) for y in (-3.0, length + 3.0) for x in (-1.5, 1.5)], [], [(0, 1, 3, 2)])
     ground = bpy.data.objects.new("Ground", mesh)
     scene.collection.objects.link(ground)
-    coll = scene_io.new_track(bpy.context, "Walk", terrain=ground)
+    coll = scene_io.new_track(bpy.context, name.title(), terrain=ground)
     scene_io.write_track(coll, track)
     rig = generate_rigify("human")
     body_capsules(rig, *body_materials())
@@ -487,7 +493,7 @@ def run_walk(output_dir="out", frames_per_stride=8, first_step=6):
     cam.data.type = "ORTHO"
     cam.data.ortho_scale = WALK_VIEW_HEIGHT * max(WALK_CELL) / WALK_CELL[1]
     rate = scene.render.fps / scene.render.fps_base
-    stride = 2.0 * WALK_STEP_TIME
+    stride = 2.0 * step_time
     start = track.contact[first_step]
     frames = np.rint(scene.frame_start + (start + stride * np.arange(frames_per_stride) / frames_per_stride)
                      * rate).astype(int)
@@ -501,6 +507,6 @@ def run_walk(output_dir="out", frames_per_stride=8, first_step=6):
             eye = target + 20.0 * np.array([math.cos(elevation) * direction[0],
                                             math.cos(elevation) * direction[1], math.sin(elevation)])
             shots.append((frame, eye, target))
-    path = os.path.abspath(os.path.join(output_dir, "walk.png"))
+    path = os.path.abspath(os.path.join(output_dir, f"{name}.png"))
     render_sheet(scene, cam, shots, path, frames_per_stride, WALK_CELL)
     return path

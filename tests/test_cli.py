@@ -28,18 +28,19 @@ def test_demo_saves_blend_and_renders_png(tmp_path, clean):
             cell = pixels[row * 270:(row + 1) * 270, col * 480:(col + 1) * 480, :3]
             assert cell.std() > 0.05  # every frame is a picture, not a blank
     bpy.data.images.remove(image)
-    # The straight walk: one stride of eight frames seen from the side (top row) and from the front.
-    walk = bpy.data.images.load(str(tmp_path / "walk.png"))
-    width, height = walk.size
-    assert (width, height) == (8 * 300, 2 * 380)
-    pixels = np.array(walk.pixels[:]).reshape(height, width, 4)
-    for row in range(2):
-        for col in range(8):
-            cell = pixels[row * 380:(row + 1) * 380, col * 300:(col + 1) * 300, :3]
-            assert cell.std() > 0.05
-            # the character is in every frame: its tinted limbs (left blue-grey, right warm) on the grey scene
-            assert (np.abs(cell[..., 0] - cell[..., 2]) > 0.08).mean() > 0.02, (row, col)
-    bpy.data.images.remove(walk)
+    # The straight walk and the run: one stride of eight frames seen from the side (top row) and the front.
+    for name in ("walk", "run"):
+        stride = bpy.data.images.load(str(tmp_path / f"{name}.png"))
+        width, height = stride.size
+        assert (width, height) == (8 * 300, 2 * 380)
+        pixels = np.array(stride.pixels[:]).reshape(height, width, 4)
+        for row in range(2):
+            for col in range(8):
+                cell = pixels[row * 380:(row + 1) * 380, col * 300:(col + 1) * 300, :3]
+                assert cell.std() > 0.05
+                # the character is in every frame: its tinted limbs (left blue-grey, right warm) on the grey scene
+                assert (np.abs(cell[..., 0] - cell[..., 2]) > 0.08).mean() > 0.02, (name, row, col)
+        bpy.data.images.remove(stride)
     bpy.ops.wm.open_mainfile(filepath=str(blend))
     track = bpy.context.scene.footprint.active_track
     objs = footprint_objects(track)

@@ -31,11 +31,12 @@ def leg_swing(motion, leg):
 
 
 def upper_body_channels(binding, motion, attributes):
-    """Local rotations (N, 3, 3) of the FK arms and the chest by bone name (the binding's upper body); {}
-    when the rig lacks them."""
+    """Local rotations (N, 3, 3) of the FK arms and the chest by bone name (the binding's upper body; none when the
+    rig lacks them), and of the toe controls."""
     upper = binding.upper_body
+    toes = toe_channels(binding, motion)  # the toes on the ground as the heel rises to push off
     if len(upper.get("arms", {})) < 2 or "chest" not in upper:
-        return {}
+        return toes
     facing = binding.measurements["facing"]
     forward = np.array([-np.sin(facing), np.cos(facing), 0.0])  # the rig's forward, upright space
     down = np.array([0.0, 0.0, -1.0])
@@ -56,5 +57,5 @@ def upper_body_channels(binding, motion, attributes):
     rest_c = rest_rotation(binding, upper["chest"])
     counter = -(1.0 + attributes.shoulder_rotation / 20.0) * motion.yaw
     channels[upper["chest"]] = rest_c.T @ _about_z(counter) @ rest_c
-    channels.update(toe_channels(binding, motion))  # the toes on the ground as the heel rises to push off
+    channels.update(toes)
     return channels

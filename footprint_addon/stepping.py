@@ -414,9 +414,11 @@ def apply(context, rig, planned):
         frames, times = bake.frame_times(scene, float(track.contact.min()), float(track.liftoff.max()))
         end_poses = [example.upper_body if example else {} for example in planned.chosen]
         rotations = upper_body_rotations(times, planned.steps, planned.start_pose, end_poses)
+        binding = bind(rig)
         if not any(planned.chosen):  # no examples: the arms hang and swing, the head steadies, as in the walk
-            walk = body_pose.channels(bind(rig), motion, WalkingAttributes())
+            walk = body_pose.channels(binding, motion, WalkingAttributes())
             rotations.update({bone: walk[bone] for bone in planned.walked if bone in walk})
+        rotations.update(body_pose.toe_channels(binding, motion))  # the toes flat as a heel lifts (a pivot's)
         upper = _write_upper_body(context, rig, coll, frames, rotations)
     except Exception:
         remove_made(rig, [coll])

@@ -32,7 +32,8 @@ class Motion:
     character: object
     report: dict = field(default_factory=dict)
     solve_seconds: float = 0.0
-    track: object = None  # the footprints solved, in time order (None for generated cycles)
+    track: object = None  # the footprints solved, in time order (a running cycle's: its footprints on the
+    # cycle's clock, warm-up steps included)
     solution: object = None  # the optimiser's free knot states, to warm-start a re-solve
     measures: dict = None  # frame_measures: per-frame arrays the report sums up
     body_points: np.ndarray = None  # (N, P, 3) the body's mass points: a quadruped's hind and fore (Torkos

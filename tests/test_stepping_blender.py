@@ -299,7 +299,7 @@ def test_without_examples_a_fresh_rig_steps_with_the_walks_arms_and_head(rig, mo
     Target without examples gives it the walk's upper body: the arms hang and swing, the head steadies
     (issue 28: they stayed in the A-pose for every step)."""
     add_target(rig, modules, distance=1.5, turn=math.radians(120.0))
-    arms = ["DEF-upper_arm.L", "DEF-upper_arm.R", "DEF-spine.006"]
+    arms = ["DEF-upper_arm.L", "DEF-upper_arm.R", "DEF-spine.006", "DEF-foot.L", "DEF-toe.L", "DEF-foot.R", "DEF-toe.R"]
     quality = modules("footprint_addon.rig_quality")
     rest = quality.evaluated_matrices(bpy.context, rig, arms, [START_FRAME])[0]
     assert np.degrees(np.arccos(-rest[0, 2, 1])) > 50.0  # the A-pose: the upper arm far from hanging
@@ -314,6 +314,10 @@ def test_without_examples_a_fresh_rig_steps_with_the_walks_arms_and_head(rig, mo
     head = m[:, 2, :3, :3] / np.linalg.norm(m[:, 2, :3, :3], axis=1, keepdims=True)
     turn = np.degrees(np.arccos(np.clip((np.einsum("nij,nij->n", head[1:], head[:-1]) - 1) / 2, -1, 1)))
     assert turn.max() * bpy.context.scene.render.fps <= 180.0  # the head turns with the body, never snaps
+    # The toes bend as a heel lifts (a pivot's, a push-off's): the toe turns against the foot.
+    bends = [np.degrees(np.arccos(np.clip(np.einsum("nd,nd->n", m[:, k, :3, 1], m[:, k + 1, :3, 1]) / (
+        np.linalg.norm(m[:, k, :3, 1], axis=1) * np.linalg.norm(m[:, k + 1, :3, 1], axis=1)), -1, 1))) for k in (3, 5)]
+    assert max(np.ptp(bend) for bend in bends) > 5.0
 
 
 def test_without_examples_the_upper_body_holds_the_start_pose(rig, modules):

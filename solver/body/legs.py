@@ -103,7 +103,7 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     last = first + sizes - 1
     reach = _leg_end(character)[2]  # (L,) each leg's
-    # (F,) a biped's footprint a flight leaves from: a run's (a quadruped's legs are issue 29's)
+    # (F,) a biped's footprint a flight leaves from: a run's or a leap's (a quadruped's legs are issue 29's)
     run_flight = np.isin(tr.liftoff, schedule.flight_intervals[:, 0]) & (not character.is_quadruped)
     anchor_reach = reach[np.repeat(np.arange(legs), sizes)] * np.where(
         (footprint_of >= 0) & run_flight[np.maximum(footprint_of, 0)], RUN_REACH, 1.0)  # (anchors,)
@@ -398,8 +398,8 @@ def reach_from_footprints(position, rotation, hips, standing, character):
 
 
 def reach_report(drawn, contact, feet):
-    """The quality report's "ankle_reach": per foot the most it was drawn in toward its hip (metres) so the leg
-    does not over-reach (a rig's bones would stretch), on how many frames, and how many of them standing (the
+    """The quality report's "ankle_reach" from what keep_within_reach drew in beyond the motion's own reach
+    handling (drawn (N, L)): per foot the most (metres), on how many frames, and how many of them standing (the
     foot slides there)."""
     return {foot: {"most": float(drawn[:, k].max(initial=0.0)), "frames": int((drawn[:, k] > 0.0).sum()),
                    "standing": int(((drawn[:, k] > 0.0) & contact[:, k]).sum())} for k, foot in enumerate(feet)}

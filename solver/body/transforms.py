@@ -110,3 +110,14 @@ def quaternion_matrices(q):
         np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], axis=-1),
         np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=-1),
     ], axis=-2)
+
+
+def wrap_angle(angle):
+    """Angles into [-pi, pi): the short way round."""
+    return (np.asarray(angle, dtype=float) + np.pi) % (2.0 * np.pi) - np.pi
+
+
+def smoothstep(x):
+    """3x^2 - 2x^3 of x clipped to [0, 1]: 0 and flat at 0, 1 and flat at 1."""
+    x = np.clip(x, 0.0, 1.0)
+    return x * x * (3.0 - 2.0 * x)

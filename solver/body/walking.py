@@ -25,14 +25,14 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from ..core.orientation import left_phase, pelvis_oscillation, rotation_matrices, window_ends
-from .transforms import axis_angle_between, rodrigues
+from ..core.orientation import BODY_WINDOW, left_phase, pelvis_oscillation, rotation_matrices, window_ends
+from .transforms import axis_angle_between, rodrigues, smoothstep, wrap_angle
 
 REFERENCE_SPEED = 1.3  # m/s: the speed the defaults are for
 MAX_SPEED_FACTOR = 1.6  # arm swing and lean stop growing here (about 2 m/s)
 RUN_ELBOW = 85.0  # degrees: a runner's mean elbow flexion (about 80-90, swinging about 20 peak to peak: Hinrichs
 # 1987, Mann & Hagy 1980); the arms take it as the gait's flights come
-RUNNING_SHARE = 0.15  # of the body's moving window in flight: a run's arms from here (a 3.5 m/s run flies 25-35 %)
+RUN_FLIGHTS = 2  # flights within a second: a run's arms from here (a run flies about three times a second)
 HEAD_TURN = np.radians(60.0)  # the head turns at most this far from the chest, either way
 HEAD_RATE = np.radians(150.0)  # rad/s: the fastest the head turns toward the path (under 3 degrees a frame at 60 fps)
 
@@ -131,8 +131,8 @@ def upper_body(motion, attributes: WalkingAttributes) -> UpperBody:
     trunk_yaw = np.unwrap(np.arctan2(-trunk[:, 0, 1], trunk[:, 1, 1]))
     path_yaw = np.unwrap(motion.yaw - pelvis_yaw)  # the feet's heading, without the pelvis's turn
     ahead = np.interp(motion.times + a.look_ahead, motion.times, path_yaw)  # (held at the last frame)
-    look = trunk_yaw + np.clip(_wrap(ahead - trunk_yaw), -HEAD_TURN, HEAD_TURN)
-    look = trunk_yaw + np.clip(rate_limited(look, motion.times, HEAD_RATE) - trunk_yaw, -HEAD_TURN, HEAD_TURN)
+    look = rate_limited(trunk_yaw + np.clip(wrap_angle(ahead - trunk_yaw), -HEAD_TURN, HEAD_TURN), motion.times,
+                        HEAD_RATE)  # (a trunk turning faster than HEAD_RATE leaves it behind, beyond HEAD_TURN, a moment)
     level = rotation_matrices(look, 0.0, 0.0)
     steady = np.swapaxes(trunk, 1, 2) @ level  # the head's rotation relative to the chest that holds it level
     free = rotation_matrices(look - trunk_yaw, 0.0, 0.0)  # turned toward the path only
@@ -160,29 +160,32 @@ def _window_samples(motion, samples):
 
 def hopping_weight(motion, samples=25):
     """(N,) 0 stepping .. 1 hopping: how much of the body's moving window around each frame follows a landing
-    of two feet together (a hop), eased in."""
+    of two feet together from a flight (a hop; not two feet standing at the start), eased in."""
     tr = motion.track
     falls, counts = np.unique(tr.contact, return_counts=True)
+    hops = (counts > 1) & (_feet_down(tr, falls - 1e-6) == 0) & (falls > falls[0])  # (the start lands from nowhere)
     t = _window_samples(motion, samples)
     last = np.searchsorted(falls, t, side="right") - 1
-    share = np.where(last >= 0, counts[np.maximum(last, 0)] > 1, False).mean(axis=1)
-    return share * share * (3.0 - 2.0 * share)
+    return smoothstep(np.where(last >= 0, hops[np.maximum(last, 0)], False).mean(axis=1))
+
+
+def _feet_down(track, times):
+    """How many footprints are under foot at the times (contact <= t < lift-off)."""
+    return (np.searchsorted(np.sort(track.contact), times, side="right")
+            - np.searchsorted(np.sort(track.liftoff), times, side="right"))
 
 
 def running_weight(motion, samples=25):
-    """(N,) 0 walking .. 1 running: how much of the body's moving window around each frame no foot is on the
-    ground (a run's flights), against RUNNING_SHARE, eased in."""
+    """(N,) 0 walking .. 1 running: how much of the body's moving window around each frame is in a run, where
+    every step flies (RUN_FLIGHTS flights or more within the window: a leap or a hop in a walk flies once),
+    eased in."""
     tr = motion.track
+    lifts = np.unique(tr.liftoff[tr.liftoff < tr.liftoff.max()])
+    flights = lifts[_feet_down(tr, lifts) == 0]  # lift-offs that leave no foot on the ground
     t = _window_samples(motion, samples)
-    down = np.searchsorted(np.sort(tr.contact), t, side="right") - np.searchsorted(np.sort(tr.liftoff), t, side="right")
-    share = (down == 0).mean(axis=1)
-    x = np.clip(share / RUNNING_SHARE, 0.0, 1.0)
-    return x * x * (3.0 - 2.0 * x)
-
-
-def _wrap(angle):
-    """Angles into [-pi, pi): the short way round."""
-    return (angle + np.pi) % (2.0 * np.pi) - np.pi
+    half = 0.5 * BODY_WINDOW
+    count = np.searchsorted(flights, t + half, side="right") - np.searchsorted(flights, t - half, side="left")
+    return smoothstep(np.clip(count - (RUN_FLIGHTS - 1), 0, 1).mean(axis=1))
 
 
 def rate_limited(values, times, rate):
@@ -215,12 +218,14 @@ def toe_bends(motion, release=0.2):
     unseen = np.zeros((n, legs), dtype=bool)
     for leg, foot in enumerate(motion.character.feet):  # a handful of legs
         mine = np.flatnonzero(tr.feet == foot)
+        if not mine.size:  # a leg never put down bends no toes
+            continue
         mine = mine[np.argsort(tr.liftoff[mine])]
         earlier = np.searchsorted(tr.liftoff[mine], motion.times, side="right") - 1
         unseen[:, leg] = (left[:, leg] < 0) & (earlier >= 0)
         left[:, leg] = np.where(unseen[:, leg], mine[np.maximum(earlier, 0)], left[:, leg])
     since = np.clip((motion.times[:, None] - tr.liftoff[np.maximum(left, 0)]) / release, 0.0, 1.0)
-    fade = 1.0 - since * since * (3.0 - 2.0 * since)
+    fade = 1.0 - smoothstep(since)
     pitch_down = -np.arcsin(np.clip(motion.foot_rotation[..., 2, 1], -1.0, 1.0))  # toes below the heel
     # Against the footprint left (on a slope it is pitched itself): its pitch is the foot's at its last
     # stance frame less the heel-off angle then.
@@ -230,10 +235,11 @@ def toe_bends(motion, release=0.2):
     coming = np.zeros((n, legs))
     for leg, foot in enumerate(motion.character.feet):  # a handful of legs: the next landing, taken level
         contacts = np.sort(tr.contact[tr.feet == foot])
+        if not contacts.size:
+            continue
         following = np.searchsorted(contacts, motion.times, side="left")
         until = contacts[np.minimum(following, len(contacts) - 1)] - motion.times
         near = (following < len(contacts)) & (until < release)
-        ease = np.clip(1.0 - until / release, 0.0, 1.0)
-        coming[:, leg] = np.where(near, np.maximum(pitch_down[:, leg], 0.0) * ease * ease * (3.0 - 2.0 * ease), 0.0)
+        coming[:, leg] = np.where(near, np.maximum(pitch_down[:, leg], 0.0) * smoothstep(1.0 - until / release), 0.0)
     swinging = np.maximum(swinging, coming)
     return np.where(motion.contact, np.maximum(motion.toe_pivot, 0.0), swinging)

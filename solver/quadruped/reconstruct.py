@@ -40,7 +40,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ..body.transforms import axis_angle_between, rodrigues
+from ..body.transforms import axis_angle_between, rodrigues, smoothstep, wrap_angle
 from ..character import GRAVITY
 from ..core.orientation import BODY_WINDOW, bank, rotation_matrices
 from ..errors import FootprintError, NonFiniteError, RangeError
@@ -399,8 +399,8 @@ def _body_axis(axis, yaw):
     horizontal = np.hypot(axis[:, 0], axis[:, 1])
     line_heading = np.arctan2(-axis[:, 0], axis[:, 1])
     pitch = np.arctan2(axis[:, 2], horizontal)
-    level = _smoothstep((horizontal / np.linalg.norm(axis, axis=1) - UPRIGHT_NONE) / (UPRIGHT_FULL - UPRIGHT_NONE))
-    return yaw + level * _wrapped(line_heading - yaw), pitch
+    level = smoothstep((horizontal / np.linalg.norm(axis, axis=1) - UPRIGHT_NONE) / (UPRIGHT_FULL - UPRIGHT_NONE))
+    return yaw + level * wrap_angle(line_heading - yaw), pitch
 
 
 def _travel(extend: _Extension, points, span):
@@ -414,7 +414,7 @@ def _travel(extend: _Extension, points, span):
     secant = np.column_stack([np.interp(here + span, arc, path[:, k]) - np.interp(here - span, arc, path[:, k])
                               for k in range(2)])
     travelled = np.hypot(secant[:, 0], secant[:, 1]) / (2.0 * span)
-    return np.arctan2(-secant[:, 0], secant[:, 1]), _smoothstep((travelled - TRAVEL_NONE) / (TRAVEL_FULL - TRAVEL_NONE))
+    return np.arctan2(-secant[:, 0], secant[:, 1]), smoothstep((travelled - TRAVEL_NONE) / (TRAVEL_FULL - TRAVEL_NONE))
 
 
 def _half_bend(hind_travel, fore_travel, max_bend):
@@ -423,8 +423,8 @@ def _half_bend(hind_travel, fore_travel, max_bend):
     its chord; the same walking backwards; nothing for a crab's parallel ways), faded where either mass has
     no way or the two part sideways, softly limited to max_bend / 2."""
     (hind_way, hind_sure), (fore_way, fore_sure) = hind_travel, fore_travel
-    half = _wrapped(fore_way - hind_way) / 2  # within +-pi/2; its sign flips only at +-pi/2, faded out
-    apart = _smoothstep((PIVOT_NONE - np.abs(half)) / (PIVOT_NONE - PIVOT_FULL))
+    half = wrap_angle(fore_way - hind_way) / 2  # within +-pi/2; its sign flips only at +-pi/2, faded out
+    apart = smoothstep((PIVOT_NONE - np.abs(half)) / (PIVOT_NONE - PIVOT_FULL))
     return _soft_limit(hind_sure * fore_sure * apart * half, max_bend / 2)
 
 
@@ -473,10 +473,10 @@ def _head_lead(extend: _Extension, fore, chest_yaw, p: BodyParams, body_length):
     path = extend.coast(fore, 0, pad)
     target = np.column_stack([np.interp(extend.times + p.lookahead, when, path[:, k]) for k in range(2)])
     look = target - fore[:, :2]
-    toward = _wrapped(np.arctan2(-look[:, 0], look[:, 1]) - chest_yaw)
+    toward = wrap_angle(np.arctan2(-look[:, 0], look[:, 1]) - chest_yaw)
     distance = np.hypot(look[:, 0], look[:, 1]) / (LOOK_NEAR * body_length)
-    moving = _smoothstep(distance - 1.0)  # none within LOOK_NEAR, all from twice as far
-    ahead = _smoothstep((np.cos(toward) - LOOK_ASIDE_NONE) / (LOOK_ASIDE_FULL - LOOK_ASIDE_NONE))
+    moving = smoothstep(distance - 1.0)  # none within LOOK_NEAR, all from twice as far
+    ahead = smoothstep((np.cos(toward) - LOOK_ASIDE_NONE) / (LOOK_ASIDE_FULL - LOOK_ASIDE_NONE))
     return _soft_limit(moving * ahead * toward, p.max_head_turn)  # the weights vanish where toward wraps
 
 
@@ -530,7 +530,7 @@ def _pitch_to_height(turned, reach, change):
     # neck's length, and below fades as change smoothstep(|c| / that) / that, sign of c: continuous, and
     # at most 1.5 change / that^2 per unit of c where the sign turns over
     leverage = np.abs(c) / (NECK_LEVER * np.maximum(np.hypot(b, c), 1e-12))
-    fade = np.where(leverage < 1.0, leverage * _smoothstep(leverage), 1.0)
+    fade = np.where(leverage < 1.0, leverage * smoothstep(leverage), 1.0)
     pitch = np.divide(fade * change, c, out=np.zeros_like(change), where=fade > 0.0)
     return _soft_limit(pitch, NECK_STEADY)
 
@@ -672,16 +672,6 @@ def motion_turn_per_frame(hind, fore, fps):
 
 
 # Small helpers ---------------------------------------------------------------------------------------------
-
-
-def _smoothstep(x):
-    x = np.clip(x, 0.0, 1.0)
-    return x * x * (3.0 - 2.0 * x)
-
-
-def _wrapped(angle):
-    """Angles into [-pi, pi)."""
-    return (np.asarray(angle) + np.pi) % (2.0 * np.pi) - np.pi
 
 
 def _soft_limit(angle, limit):

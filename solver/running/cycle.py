@@ -10,6 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..body import legs as legs_module
+from ..body.transforms import smoothstep
 from ..character import Character
 from ..core.orientation import hip_offsets_in_world
 from ..core.schedule import build_schedule
@@ -113,7 +114,7 @@ def rock_onto_flat(targets, schedule, times, reach, strike, flat_after):
         angle = np.zeros(len(times))
         angle[rolling] = strike * (1.0 - since[rolling] / flat_after)  # about the foot's own X axis
         ease = 1.0 - until[landing] / turn_in[landing]
-        angle[landing] = strike * ease * ease * (3.0 - 2.0 * ease)
+        angle[landing] = strike * smoothstep(ease)
         turning = rolling | landing
         rot = targets.rotation[turning, leg]
         pos = targets.position[turning, leg]
@@ -139,8 +140,7 @@ def keep_swing_bent(targets, schedule, times, hips, character, landing=0.2):
         after = np.clip(before + 1, 0, len(mine) - 1)
         u = np.clip((times - tr.liftoff[mine[before]]) / np.maximum(tr.contact[mine[after]] - tr.liftoff[mine[before]],
                                                                      1e-9), 0.0, 1.0)
-        ease = np.clip((u - (1.0 - landing)) / landing, 0.0, 1.0)
-        fraction[:, leg] = legs_module.RUN_REACH + (1.0 - legs_module.RUN_REACH) * ease * ease * (3.0 - 2.0 * ease)
+        fraction[:, leg] = legs_module.RUN_REACH + (1.0 - legs_module.RUN_REACH) * smoothstep((u - 1.0 + landing) / landing)
     legs_module.keep_within_reach(targets.position, targets.rotation, hips, lifted, character, fraction)
     ground = tr.positions[:, 2].min()  # the cycle runs on level ground: the sole, heel to toe tip, above it
     forward_z = targets.rotation[..., 2, 1]

@@ -55,8 +55,8 @@ def solve_steps(track, character=None, terrain=None, fps: float = 60.0, times=No
     com = np.column_stack([xy[:n], np.interp(times, grid, z)])
     hips = com[:, None] + offsets[:n]
     # Legs within reach (for a rig its ankle, whose IK would stretch the bones past): a standing foot lifts
-    # its heel (or toes) as a walk's does, a lifted foot is drawn in toward its hip, and whatever still
-    # over-reaches is drawn in too, standing or not, and said in the report.
+    # its heel (or toes) as a walk's does, a lifted foot is drawn in toward its hip (as a walk's swing is), and
+    # a standing foot that still over-reaches is drawn in too: that alone is the report's ankle_reach.
     position, rotation, contact = feet.position[:n], feet.rotation[:n], feet.contact[:n]
     toe_pivot = feet.heel_lift[:n] + legs.reach_from_footprints(position, rotation, hips, contact, character)
     legs.keep_within_reach(position, rotation, hips, ~contact, character)

@@ -219,20 +219,20 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None, previous
     if times is None:
         times = sched.start + np.arange(frame_count(sched.start, sched.end, fps)) / fps
     times = np.clip(np.asarray(times, dtype=float), sched.start, sched.end)
-    footprint_rotations = legs_module.flush_rotations(tr.headings, legs_module.terrain_normals(terrain, tr.positions[:, :2]))
+    footprint_poses = legs_module.soles_on_ground(terrain, tr, ch)
     inside = None
     if previous is not None and spans is not None and np.array_equal(previous.times, times):
         inside = _reached(sched, times, *spans)
         pose = {name: getattr(previous, name).copy() for name in POSE}
-        for name, values in zip(POSE, _pose(problem, part, free, times[inside], footprint_rotations)):
+        for name, values in zip(POSE, _pose(problem, part, free, times[inside], footprint_poses)):
             pose[name][inside] = values
     else:
-        pose = dict(zip(POSE, _pose(problem, part, free, times, footprint_rotations)))
+        pose = dict(zip(POSE, _pose(problem, part, free, times, footprint_poses)))
     motion = Motion(fps, times, **pose, character=ch, track=tr)
 
     def measured(frames):
         ground = _ground(problem, part, frames.times, frames.com, terrain)
-        return frame_measures(frames, sched, footprint_rotations, ground, terrain)
+        return frame_measures(frames, sched, footprint_poses[1], ground, terrain, footprint_poses[0])
 
     if inside is None or previous.measures is None:
         motion.measures = measured(motion)
@@ -244,7 +244,7 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None, previous
     return motion
 
 
-def _pose(problem, part, free, times, footprint_rotations):
+def _pose(problem, part, free, times, footprint_poses):
     """The motion's POSE arrays, in that order, at the times (in any order)."""
     sched, ch, terrain = part.schedule, part.character, part.terrain
     # The times asked, then each footprint's lift-off instant: a swing starts from the pose the foot left in
@@ -262,7 +262,7 @@ def _pose(problem, part, free, times, footprint_rotations):
                                                                       pitch, roll)
     n = len(times)
     liftoff_hips = hips[n + np.arange(len(lift)), sched.leg_of_footprint]
-    targets = legs_module.leg_targets(sched, ch, times, hips[:n], liftoff_hips, terrain, footprint_rotations)
+    targets = legs_module.leg_targets(sched, ch, times, hips[:n], liftoff_hips, terrain, footprint_poses)
     return (com[:n], velocities[:n], accelerations[:n, :3], yaw[:n], pitch[:n], roll[:n], hips[:n], targets.position,
             targets.rotation, targets.toe_pivot, targets.contact, targets.footprint, points[:n],
             point_accelerations[:n])

@@ -114,9 +114,12 @@ def frames_of(motion: Motion, rows) -> Motion:
     return replace(motion, **{name: getattr(motion, name)[rows] for name in PER_FRAME}, measures=None)
 
 
-def frame_measures(motion: Motion, schedule, footprint_rotations, ground_height, terrain=None) -> dict:
+def frame_measures(motion: Motion, schedule, footprint_rotations, ground_height, terrain=None,
+                   footprint_positions=None) -> dict:
     """Per frame, what the quality report sums up (see quality_report): kept with the motion, so a
-    re-solve that samples only some frames again measures only those.
+    re-solve that samples only some frames again measures only those. The footprints' rest poses are
+    footprint_rotations (F, 3, 3) and footprint_positions (F, 3; the track's own when not given: legs.soles_on_ground
+    raises a footprint on a kink).
 
     - non_physical_force (N,): |F - proj(F)| / (m g) (physics.py);
     - leg_length (N, L): hip to the point of support; reach (N, L): hip to mid-foot;
@@ -143,7 +146,7 @@ def frame_measures(motion: Motion, schedule, footprint_rotations, ground_height,
 
     fp = np.where(motion.contact, motion.footprint, 0)
     toe_now = pivot(motion.feet, motion.foot_rotation)
-    toe_fp = pivot(tr.positions[fp], footprint_rotations[fp])
+    toe_fp = pivot((tr.positions if footprint_positions is None else footprint_positions)[fp], footprint_rotations[fp])
     return {
         **_mass_point_measures(motion, support, ground_height, terrain),
         "non_physical_force": np.linalg.norm(residual, axis=1) / GRAVITY,

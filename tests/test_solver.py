@@ -19,6 +19,7 @@ from footprint_locomotion.solver.core.problem import Problem, Window, clear_timi
 from footprint_locomotion.solver.core.schedule import build_schedule
 from footprint_locomotion.solver.footprints import footpath, timing
 from footprint_locomotion.solver.motion import support_points
+from footprint_locomotion.solver import terrain as terrain_module
 from footprint_locomotion.solver.terrain import FlatTerrain
 from footprint_locomotion.solver.track import load_track, make_track, parse_track_text
 from solver_checks import assert_derivatives_match, dense_normal_equations
@@ -308,6 +309,31 @@ def test_feet_below_ground_measures_heel_and_toe():
     depth = max(motion_module._depth_below_ground(tilted, schedule, FlatTerrain(0.0), half).max(), 0.0)
     lowest = (motion.feet[..., 2] - half * np.sin(np.radians(10.0))).min()
     assert depth == pytest.approx(max(-lowest, 0.0), abs=1e-9) and depth > 0.02
+
+
+@pytest.mark.parametrize("shape", ["valley", "ridge"])
+def test_a_foot_on_a_kink_rests_on_the_ground_heel_and_toe(shape):
+    """Issue 28: a footprint on a slope's kink sank its foot 13-16 mm for its whole stance (flush with the
+    ground under its middle only). Where a 15 degree slope starts (a valley) or ends (a ridge) under a
+    footprint, the flat stance foot's heel, middle and toe tip are never under the ground."""
+    slope, spacing, kink = math.tan(math.radians(15.0)), 0.05, 3.55
+    ys = np.arange(-2.0, 12.0001, spacing)
+    up = np.maximum(ys - kink, 0.0) if shape == "valley" else np.minimum(ys - kink, 0.0) + 2.0
+    terrain = terrain_module.HeightField(origin=(-2.0, -2.0), spacing=spacing,
+                                         values=np.repeat((up * slope)[:, None], 81, axis=1))
+    human = character.preset("human")
+    n = 12
+    positions = np.array([(0.09 * (-1) ** (i + 1), 0.7 * i + 0.05, 0.0) for i in range(n)])  # the 6th on the kink
+    positions[:, 2] = terrain.heights(positions[:, :2])
+    walk = make_track(["L", "R"] * (n // 2), positions, np.zeros(n), 0.55 * np.arange(n), 0.55 * np.arange(n) + 0.66)
+    motion = biped.solve(walk, human, terrain, fps=120.0)
+    deepest = 0.0
+    for leg in range(2):
+        flat = motion.contact[:, leg] & (motion.toe_pivot[:, leg] == 0.0)
+        for along in (-human.heel, 0.0, human.toe):
+            sole = motion.feet[flat, leg] + along * motion.foot_rotation[flat, leg, :, 1]
+            deepest = max(deepest, (terrain.heights(sole[:, :2]) - sole[:, 2]).max())
+    assert deepest < 1e-3 and motion.report["feet_below_ground"] < 1e-3
 
 
 def test_feet_below_ground_is_measured():

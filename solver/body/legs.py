@@ -69,6 +69,43 @@ def flush_rotations(headings, normals):
     return rotation_matrices(headings, pitch, roll)
 
 
+SOLE_SAMPLES = 9  # points along the sole, heel to toe tip, a footprint's rest on the ground is found from
+SOLE_TOLERANCE = 1e-4  # metres: a rise under this (a height field's rounding on a plane) leaves the foot as placed
+STEP_EDGE = 0.03  # metres: a second difference of the ground under the sole past this is a step, not a kink (as
+# footpath.py tells a tread)
+
+
+def soles_on_ground(terrain, track, character):
+    """Each footprint's rest pose on the ground (positions (F, 3), rotations (F, 3, 3)): the sole pitched along
+    the line from the ground under its heel to the ground under its toe tip and rolled as the ground falls
+    across it, then raised where the ground under it rises above that line (a footprint on a kink: a valley
+    would have the heel and the toe sunk in it, a ridge the middle), so no point of the sole is under the
+    ground. Flat ground, none, or a stair's edge under the sole: flush, as placed."""
+    positions = np.asarray(track.positions, dtype=float)
+    xy, headings = positions[:, :2], np.asarray(track.headings, dtype=float)
+    if terrain is None or not len(positions):
+        return positions, flush_rotations(headings, terrain_normals(terrain, xy))
+    forward = np.stack([-np.sin(headings), np.cos(headings)], axis=1)
+    right = np.stack([np.cos(headings), np.sin(headings)], axis=1)
+    along = np.linspace(-character.heel, character.toe, SOLE_SAMPLES)
+    ground = terrain.heights(xy[:, None, :] + along[None, :, None] * forward[:, None, :])  # (F, S)
+    slope = (ground[:, -1] - ground[:, 0]) / (character.heel + character.toe)
+    eps = 0.02
+    across = (terrain.heights(xy + eps * right) - terrain.heights(xy - eps * right)) / (2.0 * eps)
+    normals = np.cross(np.column_stack([right, across]), np.column_stack([forward, slope]))
+    # How far the ground under the sole rises above the line through the ground under its support point: what
+    # a kink adds (a footprint placed off the ground stays where it was placed; the report measures it).
+    rise = np.max(ground - (terrain.heights(xy)[:, None] + slope[:, None] * along[None, :]), axis=1)
+    rise[rise < SOLE_TOLERANCE] = 0.0
+    # A riser under the sole (a stair's edge: the ground steps, its second difference past STEP_EDGE) is no
+    # kink: the footprint stands on its tread, flush with the ground under its support point, as placed.
+    stepped = np.abs(np.diff(ground, 2, axis=1)).max(axis=1) > STEP_EDGE
+    normals[stepped] = terrain_normals(terrain, xy[stepped])
+    raised = positions.copy()
+    raised[:, 2] += np.where(stepped, 0.0, np.maximum(rise, 0.0))
+    return raised, flush_rotations(headings, normals)
+
+
 def terrain_normals(terrain, xy, eps=0.02):
     if terrain is None:
         return np.tile([0.0, 0.0, 1.0], (len(xy), 1))
@@ -78,21 +115,21 @@ def terrain_normals(terrain, xy, eps=0.02):
     return n / np.linalg.norm(n, axis=1, keepdims=True)
 
 
-def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, footprint_rotations=None):
+def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, footprint_poses=None):
     """Foot targets for every leg at the given times, with hips (N, L, 3) from the body motion, and
-    liftoff_hips (F, 3) the hip of each footprint's leg at its lift-off; footprint_rotations (F, 3, 3),
-    when the caller has them, are the footprints' flush_rotations.
+    liftoff_hips (F, 3) the hip of each footprint's leg at its lift-off; footprint_poses (positions (F, 3),
+    rotations (F, 3, 3)), when the caller has them, are the footprints' soles_on_ground.
 
     All legs at once: each leg's anchors (rest place, its footprints, rest place) go into one table, and
     each (time, leg) row looks its anchor up by time within its own leg's block of that table.
     """
     tr = schedule.track
     n, legs = len(times), len(character.feet)
-    rotations_fp = footprint_rotations
-    if rotations_fp is None:
-        rotations_fp = flush_rotations(tr.headings, terrain_normals(terrain, tr.positions[:, :2]))
+    positions_fp, rotations_fp = (soles_on_ground(terrain, tr, character) if footprint_poses is None
+                                  else footprint_poses)
     half = 0.5 * character.foot_length
-    tables = [_anchors(schedule, character, leg, np.flatnonzero(schedule.leg_of_footprint == leg), rotations_fp)
+    tables = [_anchors(schedule, character, leg, np.flatnonzero(schedule.leg_of_footprint == leg), positions_fp,
+                       rotations_fp)
               for leg in range(legs)]  # a handful of legs
     anchors_pos = np.concatenate([t[0] for t in tables])
     anchors_rot = np.concatenate([t[1] for t in tables])
@@ -222,7 +259,7 @@ def _about_heel(pos, rot, angle, character):
     return heel + character.heel * turned[:, :, 1], turned
 
 
-def _anchors(schedule, character, leg, mine, rotations_fp):
+def _anchors(schedule, character, leg, mine, positions_fp, rotations_fp):
     """Rest place, the leg's footprints, rest place: positions, rotations, lift-off and landing times."""
     tr = schedule.track
     if mine.size == 0:  # a leg the track never puts down: one placeholder, never in contact (see _carried)
@@ -232,20 +269,20 @@ def _anchors(schedule, character, leg, mine, rotations_fp):
     def rest_beside(t):
         if others.size == 0:
             j = mine[0] if t <= tr.contact[mine[0]] else mine[-1]
-            return tr.positions[j], rotations_fp[j]
+            return positions_fp[j], rotations_fp[j]
         j = others[np.argmin(np.abs(tr.contact[others] - t))]
         other_leg = schedule.leg_of_footprint[j]
         offset = character.hip_offsets[leg] - character.hip_offsets[other_leg]
         offset = np.array([offset[0], offset[1], 0.0])
-        return tr.positions[j] + rotations_fp[j] @ offset, rotations_fp[j]
+        return positions_fp[j] + rotations_fp[j] @ offset, rotations_fp[j]
 
     start_pos, start_rot = rest_beside(schedule.start)
     end_pos, end_rot = rest_beside(schedule.end)
     if tr.contact[mine[0]] <= schedule.start:
-        start_pos, start_rot = tr.positions[mine[0]], rotations_fp[mine[0]]
+        start_pos, start_rot = positions_fp[mine[0]], rotations_fp[mine[0]]
     if tr.liftoff[mine[-1]] >= schedule.end:
-        end_pos, end_rot = tr.positions[mine[-1]], rotations_fp[mine[-1]]
-    pos = np.concatenate([start_pos[None], tr.positions[mine], end_pos[None]])
+        end_pos, end_rot = positions_fp[mine[-1]], rotations_fp[mine[-1]]
+    pos = np.concatenate([start_pos[None], positions_fp[mine], end_pos[None]])
     rot = np.concatenate([start_rot[None], rotations_fp[mine], end_rot[None]])
     lift = np.concatenate([[schedule.start], tr.liftoff[mine], [np.inf]])
     # A foot whose last footprint lifts when the motion ends never leaves it: it stands there at the end.

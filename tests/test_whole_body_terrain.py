@@ -90,7 +90,7 @@ def measured_walk(addon, coll, rig, terrain):
     bones = list(dict.fromkeys(
         [binding.hips[f] for f in feet] + [shins[f] for f in feet] + [binding.ankles[f] for f in feet]
         + [binding.balls[f] for f in feet] + [binding.heels[f] for f in feet if f in binding.heels]
-        + ["DEF-upper_arm.L", "DEF-upper_arm.R", "DEF-thigh.L", "DEF-thigh.R"]))
+        + ["DEF-upper_arm.L", "DEF-upper_arm.R", "DEF-thigh.L", "DEF-thigh.R", "DEF-spine.006"]))
     index = {bone: i for i, bone in enumerate(bones)}
     matrices = rig_quality.evaluated_matrices(bpy.context, rig, bones, frames)
     soles = rig_quality.sole_points(matrices, index, binding, feet)  # (4, N, L, 3): heel, ball, ball, toe
@@ -115,6 +115,11 @@ def measured_walk(addon, coll, rig, terrain):
         thigh = sagittal(matrices[:, index[f"DEF-thigh.{side}"], :3, 1])[steady]
         values[f"arm swing {side}"] = float(np.ptp(arm))
         values[f"arm-thigh correlation {side}"] = float(np.corrcoef(arm, thigh)[0, 1])
+    head = matrices[:, index["DEF-spine.006"], :3, :3]
+    rest = np.array(rig.data.bones["DEF-spine.006"].matrix_local.to_3x3())  # the head as it faces at rest
+    face = (head @ rest.T @ np.array([0.0, -1.0, 0.0]))  # the rest face's direction (Rigify's heads face -Y)
+    face /= np.linalg.norm(face, axis=1, keepdims=True)
+    values["head pitch"] = float(np.degrees(np.abs(np.arcsin(face[:, 2])).max()))  # up or down, at worst
     assert bpy.ops.footprint.measure_rig(rig=rig.name) == {"FINISHED"}
     report = json.loads(coll.footprint_track.last_rig_report)
     for foot in feet:
@@ -173,6 +178,14 @@ def test_the_arms_swing_against_the_legs(walked, kind):
     values, _report, _feet = walked(kind)
     assert 20.0 <= values["arm swing L"] <= 40.0
     assert values["arm-thigh correlation L"] < -0.5 and values["arm-thigh correlation R"] < -0.5
+
+
+@pytest.mark.parametrize("kind", TERRAINS)
+def test_the_head_stays_level(walked, kind):
+    """Issue 28: climbing stairs tilted the face up 6-11 degrees (a Rigify head follows the torso, not the
+    leaning chest). Up the slope and the stairs the face stays within 3 degrees of level."""
+    values, _report, _feet = walked(kind)
+    assert values["head pitch"] <= 3.0, values["head pitch"]
 
 
 @pytest.mark.parametrize("kind", TERRAINS)

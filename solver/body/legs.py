@@ -1,14 +1,17 @@
 """Leg targets (vdP97 §2.5): stance feet on their footprints, swing arcs between them, heel-off, flight.
 
-- Stance: the foot rests on its footprint, flush with the ground. When the hip would be farther than
-  l_max from mid-foot while ahead of the foot, the heel lifts: the foot pivots about its toe just enough
-  to bring the leg back within l_max (the toe stays exactly on the footprint).
+- Stance: the foot rests on its footprint, flush with the ground, heel and toe on it where the footprint
+  lies on a kink (soles_on_ground). When the hip would be farther than l_max from mid-foot while ahead of
+  the foot, the heel lifts: the foot pivots about its toe just enough to bring the leg back within l_max
+  (the toe stays exactly on the footprint).
 - Swing: from lift-off (the pose the foot had at that instant, heel up or not, whatever the frame rate)
   to the next contact of the same foot, a minimum-jerk progression (a bell-shaped speed profile) along
   the straight line, raised by a bump that clears the ground under the whole sole by the character's
   swing clearance at mid-swing: the terrain's (stairs included), or without one the footprints' own and
   an even slope from one's toe to the other's heel; orientation turns about a single axis (vdP97 §2.5).
-- Flight: legs retract towards a shorter length in mid-flight, procedurally (vdP97 §2.5).
+- Flight: legs retract towards a shorter length in mid-flight, procedurally (vdP97 §2.5). A biped's swing
+  with a flight on the way (a run's) lifts its heel behind by the stride's Froude number, and its stance leg
+  pushes off still bent (RUN_HEEL_RECOVERY, RUN_REACH).
 - A foot off the ground never goes beyond the leg's reach: where the straight path (say towards a landing
   spot still out of reach) would take it farther, it is drawn in along the line to the hip.
 - Before its first and after its last footprint a foot swings from / to a rest place beside the other
@@ -42,6 +45,10 @@ RUN_HEEL_RECOVERY = 0.2  # l_nom per unit Froude number v / sqrt(g l_nom): a run
 MAX_HEEL_RECOVERY = 0.6  # l_nom: a sprinter's heel comes up to the buttock, no higher
 REACH_TOLERANCE = 1e-6  # metres: a leg's end this far past its reach is within it (the heel-off's closed form)
 CARRIED_FOOT = np.array([0.0, -0.25, -0.55])  # l_nom, body frame (+Y forward): a leg never put down
+SOLE_SAMPLES = 9  # points along the sole, heel to toe tip, a footprint's rest on the ground is found from
+SOLE_TOLERANCE = 1e-4  # metres: a rise under this (a height field's rounding on a plane) leaves the foot as placed
+STEP_EDGE = 0.03  # metres: a second difference of the ground under the sole past this is a step, not a kink (as
+# footpath.py tells a tread)
 
 
 @dataclass(frozen=True)
@@ -67,12 +74,6 @@ def flush_rotations(headings, normals):
     roll = np.arcsin(np.clip(n_local[:, 0], -1.0, 1.0))
     pitch = np.arctan2(-n_local[:, 1], n_local[:, 2])
     return rotation_matrices(headings, pitch, roll)
-
-
-SOLE_SAMPLES = 9  # points along the sole, heel to toe tip, a footprint's rest on the ground is found from
-SOLE_TOLERANCE = 1e-4  # metres: a rise under this (a height field's rounding on a plane) leaves the foot as placed
-STEP_EDGE = 0.03  # metres: a second difference of the ground under the sole past this is a step, not a kink (as
-# footpath.py tells a tread)
 
 
 def soles_on_ground(terrain, track, character):

@@ -26,6 +26,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from ..core.orientation import BODY_WINDOW, left_phase, pelvis_oscillation, rotation_matrices, window_ends
+from ..core.schedule import feet_down
 from .transforms import axis_angle_between, rodrigues, smoothstep, wrap_angle
 
 REFERENCE_SPEED = 1.3  # m/s: the speed the defaults are for
@@ -163,16 +164,10 @@ def hopping_weight(motion, samples=25):
     of two feet together from a flight (a hop; not two feet standing at the start), eased in."""
     tr = motion.track
     falls, counts = np.unique(tr.contact, return_counts=True)
-    hops = (counts > 1) & (_feet_down(tr, falls - 1e-6) == 0) & (falls > falls[0])  # (the start lands from nowhere)
+    hops = (counts > 1) & (feet_down(tr.contact, tr.liftoff, falls - 1e-6) == 0) & (falls > falls[0])  # (the start lands from nowhere)
     t = _window_samples(motion, samples)
     last = np.searchsorted(falls, t, side="right") - 1
     return smoothstep(np.where(last >= 0, hops[np.maximum(last, 0)], False).mean(axis=1))
-
-
-def _feet_down(track, times):
-    """How many footprints are under foot at the times (contact <= t < lift-off)."""
-    return (np.searchsorted(np.sort(track.contact), times, side="right")
-            - np.searchsorted(np.sort(track.liftoff), times, side="right"))
 
 
 def running_weight(motion, samples=25):
@@ -181,7 +176,7 @@ def running_weight(motion, samples=25):
     eased in."""
     tr = motion.track
     lifts = np.unique(tr.liftoff[tr.liftoff < tr.liftoff.max()])
-    flights = lifts[_feet_down(tr, lifts) == 0]  # lift-offs that leave no foot on the ground
+    flights = lifts[feet_down(tr.contact, tr.liftoff, lifts) == 0]  # lift-offs that leave no foot on the ground
     t = _window_samples(motion, samples)
     half = 0.5 * BODY_WINDOW
     count = np.searchsorted(flights, t + half, side="right") - np.searchsorted(flights, t - half, side="left")

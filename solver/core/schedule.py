@@ -94,6 +94,13 @@ def build_schedule(track: Track, character: Character) -> Schedule:
     return Schedule(track.take(order), leg_of, knots, flight, intervals, key)
 
 
+def feet_down(contact, liftoff, times) -> np.ndarray:
+    """How many footprints (their contact and lift-off times, any order) are under foot at the times:
+    contact <= t < lift-off."""
+    return (np.searchsorted(np.sort(contact), times, side="right")
+            - np.searchsorted(np.sort(liftoff), times, side="right"))
+
+
 def walking_landings(track) -> np.ndarray:
     """(F,) bool: footprints landed on while another foot stands (a walking step lands heel first), not
     after a flight nor together with another foot (a hop)."""
@@ -116,16 +123,11 @@ def _timing(key):
     contact, liftoff, feet = contact[order], liftoff[order], feet[order]
     leg_of = np.array([names.index(f) for f in feet], dtype=int)
     start, end = contact.min(), liftoff.max()
-    sorted_liftoff = np.sort(liftoff)  # contact is sorted already (the time order)
-
-    def standing(t):  # how many footprints are under foot at times t: contact <= t < liftoff
-        return np.searchsorted(contact, t, side="right") - np.searchsorted(sorted_liftoff, t, side="right")
-
     # A lift-off starts a flight when no footprint is under foot just after it.
     lifts = np.unique(liftoff[liftoff < end])
-    flight_starts = lifts[standing(lifts) == 0]
+    flight_starts = lifts[feet_down(contact, liftoff, lifts) == 0]
     knots = np.unique(np.concatenate([contact, flight_starts, [start, end]]))
-    flight = standing(0.5 * (knots[:-1] + knots[1:])) == 0
+    flight = feet_down(contact, liftoff, 0.5 * (knots[:-1] + knots[1:])) == 0
     intervals = np.stack([knots[:-1][flight], knots[1:][flight]], axis=1)
     result = (order, leg_of, knots, flight, intervals)
     for array in result:

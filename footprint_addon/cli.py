@@ -492,7 +492,8 @@ def parser():
     sub = p.add_subparsers(dest="command", required=True,
                            metavar="{demo,solve,plot,running,gait,step,transition,plan,extract,bake,batch,validate}")
     demo = sub.add_parser("demo", help="build the demo scene, save out/demo.blend, render out/demo.png, "
-                                       "the 1.3 m/s walk out/walk.png and the 3.5 m/s run out/run.png")
+                                       "the 0.8, 1.3 and 1.8 m/s walks out/walk-0.8.png, out/walk.png, "
+                                       "out/walk-1.8.png and the 3.5 m/s run out/run.png")
     demo.add_argument("--output-dir", default="out")
     demo.add_argument("--no-render", action="store_true", help="skip the Workbench render")
     demo.set_defaults(run=_demo)

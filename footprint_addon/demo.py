@@ -2,9 +2,10 @@
 one footprint track that plays vdP97's Fig. 1, walks up the slope, climbs the stairs and breaks into a run;
 beside it a Rigify wolf that trots, breaks into a gallop and jumps onto a ramp and off it (Torkos §6);
 both solved, baked into NLA strips, saved as a .blend and rendered headless (Workbench) as one contact
-sheet: the human at several frames with its footprints and COM path, then the wolf. Then, with rendering on, the 1.3 m/s
-straight walk of tests/test_whole_body.py on a flat walkway, baked onto the same human and rendered as
-walk.png and run.png: one stride of a walk and of a run, seen from the side and from the front (render_stride).
+sheet: the human at several frames with its footprints and COM path, then the wolf. Then, with rendering on,
+straight walks at 0.8, 1.3 and 1.8 m/s and a 3.5 m/s run on a flat walkway, baked onto the same human and
+rendered as walk-0.8.png, walk.png, walk-1.8.png and run.png: one stride each, seen from the side and from the
+front, with the knee's phase table measured on the rig (render_stride).
 """
 
 import math
@@ -21,7 +22,7 @@ from ..solver.quadruped import terrains as quadruped_terrains
 from ..solver.quadruped.gait_track import Section, sections_track
 from ..solver.running import parameters
 from ..solver.track import make_track
-from . import files, headless, scene_io
+from . import files, headless, rig_quality, scene_io
 
 SLOPE_DEGREES = 15.0
 STAIR_RISERS = 6
@@ -437,14 +438,17 @@ def run(output_dir="out", render=True, sheet_frames=8):
             distances += [far] * sheet_frames
         contact_sheet(scene, cam, frames, targets, png_path, distances=distances)
         for name in STRIDES:
-            print(f"demo: rendered {render_stride(name, output_dir)}")
+            path, knees = render_stride(name, output_dir)
+            print(f"demo: rendered {path}; knee (degrees) " + ", ".join(
+                f"{phase} {low:.0f}-{high:.0f}" for phase, (low, high) in knees.items()))
     return blend_path, png_path if render else None
 
 
-# The straight walk of tests/test_whole_body.py: 1.3 m/s, stance 60 % of a 1.1 s stride (left foot first).
-# The strides rendered side and front: (step m, step time s, stance s, width m, footprints). The walk is
-# walk_document() of tests/test_whole_body.py (1.3 m/s); the run its run_document() (3.5 m/s).
-STRIDES = {"walk": (0.715, 0.55, 0.66, 0.19, 14), "run": (1.225, 0.35, 0.25, 0.18, 16)}
+# The strides rendered side and front: (step m, step time s, stance s, width m, footprints), the walks' steps
+# from gait data at each speed (tests/test_whole_body.py's GAIT_SPEEDS: 0.8, 1.3 and 1.8 m/s, stance 65, 60
+# and 58 % of the stride); the run is its run_document() (3.5 m/s).
+STRIDES = {"walk-0.8": (0.53, 0.667, 0.867, 0.19, 14), "walk": (0.715, 0.55, 0.66, 0.19, 14),
+           "walk-1.8": (0.864, 0.48, 0.557, 0.19, 14), "run": (1.225, 0.35, 0.25, 0.18, 16)}
 WALK_CELL = (300, 380)  # portrait cells: the whole body, head to feet, in each frame
 WALK_VIEW_HEIGHT = 2.3  # metres of the world each cell shows from bottom to top (orthographic cameras)
 
@@ -465,11 +469,12 @@ def pelvis_position(rig, bone="DEF-spine"):
 
 
 def render_stride(name, output_dir="out", frames_per_stride=8, first_step=6):
-    """The straight STRIDES[name] (the 1.3 m/s walk, the 3.5 m/s run) on a flat plane, baked (walking attributes
-    on) onto a Rigify human and rendered as output_dir/<name>.png: one stride from the left heel strike of
-    footprint first_step, seen from the character's right side (top row) and from in front (bottom row),
-    orthographic cameras following the pelvis at a fixed height. Left limbs are blue-grey, right limbs warm,
-    the trunk skin-coloured."""
+    """The straight STRIDES[name] (the 0.8, 1.3 and 1.8 m/s walks, the 3.5 m/s run) on a flat plane, baked
+    (walking attributes on) onto a Rigify human and rendered as output_dir/<name>.png: one stride from the left
+    heel strike of footprint first_step, seen from the character's right side (top row) and from in front
+    (bottom row), orthographic cameras following the pelvis at a fixed height. Left limbs are blue-grey, right
+    limbs warm, the trunk skin-coloured. Returns the picture's path and the knee's phase table measured on the
+    evaluated rig (rig_quality.phase_table)."""
     clear_file()
     scene = bpy.context.scene
     scene.render.fps, scene.render.fps_base, scene.frame_start = 60, 1.0, 1
@@ -486,8 +491,9 @@ def render_stride(name, output_dir="out", frames_per_stride=8, first_step=6):
     body_capsules(rig, *body_materials())
     from . import bake
 
-    strip, _motion = bake.bake(bpy.context, coll, rig)
+    strip, motion = bake.bake(bpy.context, coll, rig)
     scene.frame_end = int(strip.frame_end)
+    knees = knee_flexions(rig, np.rint(scene.frame_start + motion.times * scene.render.fps).astype(int))
     footprint_render_mesh(coll)
     cam = setup_render(scene, WALK_CELL)
     cam.data.type = "ORTHO"
@@ -509,4 +515,14 @@ def render_stride(name, output_dir="out", frames_per_stride=8, first_step=6):
             shots.append((frame, eye, target))
     path = os.path.abspath(os.path.join(output_dir, f"{name}.png"))
     render_sheet(scene, cam, shots, path, frames_per_stride, WALK_CELL)
-    return path
+    return path, rig_quality.phase_table(knees, motion)
+
+
+def knee_flexions(rig, frames):
+    """Each knee's flexion (degrees per frame, L then R) on the evaluated Rigify human: the angle between its
+    thigh and shin deform bones."""
+    bones = [f"DEF-{part}.{side}" for side in "LR" for part in ("thigh", "shin")]
+    axes = rig_quality.evaluated_matrices(bpy.context, rig, bones, frames)[..., :3, 1]
+    axes /= np.linalg.norm(axes, axis=-1, keepdims=True)
+    return [np.degrees(np.arccos(np.clip(np.sum(axes[:, 2 * k] * axes[:, 2 * k + 1], axis=-1), -1.0, 1.0)))
+            for k in range(2)]

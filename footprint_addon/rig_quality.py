@@ -90,6 +90,36 @@ def sole_points(matrices, bone_index, binding, feet):
     return out
 
 
+KNEE_NORMS = {"initial contact": (0.0, 15.0), "loading-response peak": (8.0, 30.0), "mid stance": (0.0, 15.0),
+              "terminal stance": (0.0, 15.0), "toe-off": (25.0, 55.0), "swing peak": (50.0, 75.0)}  # degrees, a
+# walking knee's flexion at each phase of the gait cycle (Perry & Burnfield 2010, ch. 5)
+
+
+def knee_phases(knee, motion, leg):
+    """Per stride of the leg (a footfall to its next, the first and last two left out: the walk's start and
+    stop), its knee (degrees per frame, (N,)) at each phase of KNEE_NORMS: at the footfall, the peak over the
+    first 20 % of the stride, the mean over 20-31 % (mid stance) and 31-50 % (terminal stance), at the lift-off,
+    the peak in swing. (strides, 6)"""
+    track, t = motion.track, motion.times
+    mine = np.flatnonzero(np.asarray(track.feet) == motion.character.feet[leg])
+    rows = []
+    for a, b in zip(mine[1:-2], mine[2:-1]):
+        start, cycle, lift = track.contact[a], track.contact[b] - track.contact[a], track.liftoff[a]
+
+        def over(p, q):
+            return knee[(t >= start + p * cycle) & (t <= start + q * cycle)]
+
+        rows.append([knee[np.argmin(np.abs(t - start))], over(0.0, 0.2).max(), over(0.2, 0.31).mean(),
+                     over(0.31, 0.5).mean(), knee[np.argmin(np.abs(t - lift))], knee[(t > lift) & (t < start + cycle)].max()])
+    return np.array(rows).reshape(-1, len(KNEE_NORMS))
+
+
+def phase_table(knees, motion):
+    """{phase: (least, most)} degrees over every stride of every leg (knees: (N,) per leg), knee_phases'."""
+    measured = np.concatenate([knee_phases(knee, motion, leg) for leg, knee in enumerate(knees)])
+    return {phase: (float(measured[:, k].min()), float(measured[:, k].max())) for k, phase in enumerate(KNEE_NORMS)}
+
+
 def knee_bend_axis(binding, foot):
     """The knee's bending axis in the thigh bone's rest frame: the rig's left at rest (up x forward), so a
     flexing knee turns the shin about it positively, whatever the bones' roll."""

@@ -247,11 +247,11 @@ def sample_motion(problem: Problem, part, free, fps: float, times=None, previous
 def _pose(problem, part, free, times, footprint_poses):
     """The motion's POSE arrays, in that order, at the times (in any order)."""
     sched, ch, terrain = part.schedule, part.character, part.terrain
-    # The times asked, then each footprint's lift-off instant: a swing starts from the pose the foot left in
-    # then, as the stance ends. One evaluation of the COM (and of its velocity at the banking windows' ends)
+    # The times asked, then each footprint's lift-off and contact instants: a swing starts from the pose the
+    # foot left in then, as the stance ends, and lands in the pose the stance starts in. One evaluation of the COM (and of its velocity at the banking windows' ends)
     # and of the body for both.
     lift = np.maximum(np.nextafter(np.minimum(sched.track.liftoff, sched.end), -np.inf), sched.start)
-    every = np.concatenate([times, lift])
+    every = np.concatenate([times, lift, sched.track.contact])
     before, after = orientation.window_ends(every, sched.start, sched.end)  # the banking's windows
     k = len(every)
     positions, velocities, accelerations = spline.evaluate(part.layout, free, np.concatenate([every, before, after]))
@@ -261,8 +261,11 @@ def _pose(problem, part, free, times, footprint_poses):
     com, pitch, hips, points, point_accelerations = problem.body_pose(part, positions[:k], accelerations[:k], yaw,
                                                                       pitch, roll)
     n = len(times)
-    liftoff_hips = hips[n + np.arange(len(lift)), sched.leg_of_footprint]
-    targets = legs_module.leg_targets(sched, ch, times, hips[:n], liftoff_hips, terrain, footprint_poses)
+    footprints = np.arange(len(lift))
+    liftoff_hips = hips[n + footprints, sched.leg_of_footprint]
+    contact_hips = hips[n + len(lift) + footprints, sched.leg_of_footprint]
+    targets = legs_module.leg_targets(sched, ch, times, hips[:n], liftoff_hips, terrain, footprint_poses,
+                                      contact_hips)
     return (com[:n], velocities[:n], accelerations[:n, :3], yaw[:n], pitch[:n], roll[:n], hips[:n], targets.position,
             targets.rotation, targets.toe_pivot, targets.contact, targets.footprint, points[:n],
             point_accelerations[:n])

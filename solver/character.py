@@ -63,6 +63,17 @@ class Character:
         return np.full(len(self.feet), self.leg_length_max) if self.leg_lengths is None else self.leg_lengths[:, 1]
 
     @property
+    def standing_reach(self) -> np.ndarray:
+        """(legs,) the farthest a hip stands from its support point over a flat foot: l_max, or for a character
+        measured from a rig, whose barrier lies past its straight leg (the heel strike and heel-off take that
+        up in a walk), no farther than the straight leg over mid-foot (its ankle offset and reach)."""
+        if self.ankle_offset is None:
+            return self.max_lengths
+        along, up = self.ankle_offset[1], self.ankle_offset[2]
+        straight = up + math.sqrt(max(self.ankle_reach ** 2 - along ** 2, 0.0))
+        return np.minimum(self.max_lengths, straight)
+
+    @property
     def is_quadruped(self) -> bool:
         """Four legs, hind and fore: the two-mass body (Torkos §4.2.1)."""
         return set(self.feet) == set(QUADRUPED_FEET)

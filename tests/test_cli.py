@@ -3,6 +3,7 @@
 import json
 import math
 import os
+import re
 
 import bpy
 import numpy as np
@@ -28,8 +29,11 @@ def test_demo_saves_blend_and_renders_png(tmp_path, clean):
             cell = pixels[row * 270:(row + 1) * 270, col * 480:(col + 1) * 480, :3]
             assert cell.std() > 0.05  # every frame is a picture, not a blank
     bpy.data.images.remove(image)
-    # The straight walk and the run: one stride of eight frames seen from the side (top row) and the front.
-    for name in ("walk", "run"):
+    # The straight walks and the run: one stride of eight frames seen from the side (top row) and the front, and
+    # the knee at each phase of the gait measured on the rig, said for each.
+    for name in ("walk-0.8", "walk", "walk-1.8", "run"):
+        said = re.search(rf"demo: rendered .*{re.escape(name)}\.png; knee \(degrees\) (.*)", proc.stdout)
+        assert said and len(re.findall(r"\d+-\d+", said.group(1))) == 6, proc.stdout[-2000:]
         stride = bpy.data.images.load(str(tmp_path / f"{name}.png"))
         width, height = stride.size
         assert (width, height) == (8 * 300, 2 * 380)

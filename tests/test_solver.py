@@ -640,10 +640,19 @@ def test_cone_projection_cases():
     assert np.allclose(physics.nonphysical_force(up, k3, np.array([[True, True, True]])), 0.0, atol=1e-9)
 
 
+def heel_walker():
+    """The human preset walking heel to toe on legs that end at an ankle, as a rig's walking attributes make it:
+    knots at every lift-off, the support back on the heel after a heel strike, the straight-stance comfort, the
+    heel's shorter limit."""
+    return dataclasses.replace(biped.resolve(track("fig1"))[0], heel_strike=np.radians(15.0),
+                               ankle_offset=(0.0, -0.05, 0.08), ankle_reach=0.8)
+
+
 def test_analytic_jacobian_matches_finite_differences():
     for name in ("fig1", "stairs", "bumpy_run"):
         t = track(name)
         assert_derivatives_match(Problem([(t,) + biped.resolve(t)]))
+        assert_derivatives_match(Problem([(t, heel_walker(), biped.resolve(t)[1])]))
 
 
 def test_normal_equations_match_the_dense_jacobian():
@@ -653,7 +662,8 @@ def test_normal_equations_match_the_dense_jacobian():
     tracks = [track(name) for name in ("leap", "fig1", "bumpy_run")] + [two_steps]  # its middle state ends both
     rng = np.random.default_rng(3)
     singles = ([(t,) + biped.resolve(t)] for t in tracks[:2] + tracks[3:])
-    for items in singles, ([[(t,) + biped.resolve(t) for t in tracks]]):
+    heel_walking = ([(t, heel_walker(), biped.resolve(t)[1])] for t in tracks[1:])
+    for items in singles, heel_walking, ([[(t,) + biped.resolve(t) for t in tracks]]):
         for item in items:
             problem = Problem(item)
             free = problem.initial_free() + rng.normal(size=(problem.n_free, 6)) * 0.05

@@ -43,14 +43,20 @@ AUTO_RIG_PRO = {
     "switches": {"c_foot_ik.l": {"ik_fk_switch": 0.0}, "c_foot_ik.r": {"ik_fk_switch": 0.0}},
 }
 MAPPING_KEY = "footprint_mapping"  # JSON on the armature data: an explicit mapping, set by hand or by setup
-NOMINAL_FRACTION = 0.97  # l_nom / l_max: walking leg near full extension (knee nearly straight in stance)
-MAX_FRACTION = 0.995  # l_max / the straight rest leg: IK keeps a hair of bend so knees never snap
+NOMINAL_FRACTION = 0.983  # l_nom / l_max: a biped's stance leg with its knee about 10 degrees bent, the hip over
+# mid-foot (0.97 bent it 32 degrees: the crouched walk of issue 28)
+BIPED_MAX_FRACTION = 1.015  # l_max / the rest leg (hip to mid-foot): the barrier, Weights.barrier_margin short of
+# l_max, starts at the straight rest leg; hip to mid-foot reaches past it only with the hip behind or ahead of the
+# foot, which the heel strike and the heel-off take up (the IK never stretches: legs.py turns the foot)
+MAX_FRACTION = 0.995  # a quadruped leg's l_max / its straightened chain: IK keeps a hair of bend
 REACH_FRACTION = 0.998  # of thigh + shin: the heel lifts before the IK chain locks straight (knee 7 degrees)
 # Quadrupeds (the solver's _quadruped presets' convention): the centre of mass the fore mass's share
 # (Character.fore_share) of the way from the hind hips to the fore hips, at their mean height; l_nom that
 # height, l_max QUADRUPED_REACH times it. Each leg's own nominal length is its rest hip-to-support distance,
 # its maximal one QUADRUPED_REACH times that or MAX_FRACTION of its straightened chain (hip to ball, ball to
 # the sole's middle), the shorter.
+SOLE_UNDER_BONES = 0.05  # of the hip height: a biped without heel bones whose origin lies this close under its
+# lowest foot bone stands on its origin (its soles there, not at the ball joint)
 SWING_CLEARANCE = 0.05  # l_nom: the sole's clearance at mid-swing. A rig's l_nom is near its full leg, so the
 # presets' 0.08 lifted the foot 8 cm and bent the Rigify human's knee 73 degrees in swing; 0.05 bends it 67
 # (gait data: about 60 at initial swing, Perry & Burnfield 2010, ch. 5)
@@ -95,7 +101,7 @@ class RigBinding:
         com = m["com"]
         hips = np.array([align @ (m["hips"][f] - com) for f in self.feet])
         legs = [np.linalg.norm(m["hips"][f] - m["support"][f]) for f in self.feet]
-        l_max = MAX_FRACTION * min(legs)
+        l_max = BIPED_MAX_FRACTION * min(legs)
         half_foot = min(np.linalg.norm((m["balls"][f] - m["support"][f])[:2]) for f in self.feet)
         width = 0.5 * min(legs) * 0.12
         ankle = np.mean([align @ (m["ankles"][f] - m["support"][f]) for f in self.feet], axis=0)
@@ -318,6 +324,11 @@ def _measure(rig, binding, names):
     lowest += [point[2] for b in binding.heels.values() for point in (head(b), tail(b))]
     ground = min(lowest)
     quadruped = binding.is_quadruped
+    hip_height = np.mean([hips[f][2] for f in binding.feet]) - ground
+    if not quadruped and not binding.heels and 0.0 <= ground <= SOLE_UNDER_BONES * hip_height:
+        # No bone on the sole (a Mixamo foot ends in the toe base, 25 mm up): the floor the armature stands
+        # on, its origin, when that lies just under the feet' lowest bone.
+        ground = 0.0
     # The rest heading of the toes in upright space: ankle to ball; a quadruped's paw, ball to tip (its hock
     # stands behind the ball, and a horse's pastern slopes from the fetlock to the hoof).
     toes = np.mean([(tips[f] - balls[f]) if quadruped else (balls[f] - ankles[f]) for f in binding.feet], axis=0)

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..character import GRAVITY
 from ..core.orientation import body_yaw, rotation_matrices
-from ..core.schedule import walking_landings
+from ..core.schedule import preswing_starts, walking_landings
 from .transforms import axis_angle_between, rodrigues
 
 U_GRID = np.linspace(0.1, 0.9, 33)  # where a swing's clearance is checked
@@ -42,6 +42,8 @@ RUN_REACH = 0.978  # of a leg's reach: a running stance leg leaves its footprint
 RUN_HEEL_RECOVERY = 0.2  # l_nom per unit Froude number v / sqrt(g l_nom): a running swing's heel lift at mid-swing
 # (0.21 m at 3.5 m/s for a human), the knee folding about 110 degrees as the foot passes under the hip (running swing
 # knee peaks 90-130 degrees: Novacheck 1998)
+PRESWING_KNEE = np.radians(40.0)  # a walking leg's knee at toe-off, flexing from the other foot's contact
+# (pre-swing: 0-5 degrees at 50 % of the cycle to about 40 at toe-off, 62 %; Perry & Burnfield 2010, ch. 5)
 MAX_HEEL_RECOVERY = 0.6  # l_nom: a sprinter's heel comes up to the buttock, no higher
 REACH_TOLERANCE = 1e-6  # metres: a leg's end this far past its reach is within it (the heel-off's closed form)
 CARRIED_FOOT = np.array([0.0, -0.25, -0.55])  # l_nom, body frame (+Y forward): a leg never put down
@@ -116,10 +118,12 @@ def terrain_normals(terrain, xy, eps=0.02):
     return n / np.linalg.norm(n, axis=1, keepdims=True)
 
 
-def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, footprint_poses=None):
+def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, footprint_poses=None, contact_hips=None):
     """Foot targets for every leg at the given times, with hips (N, L, 3) from the body motion, and
     liftoff_hips (F, 3) the hip of each footprint's leg at its lift-off; footprint_poses (positions (F, 3),
-    rotations (F, 3, 3)), when the caller has them, are the footprints' soles_on_ground.
+    rotations (F, 3, 3)), when the caller has them, are the footprints' soles_on_ground; contact_hips (F, 3),
+    when given, the hip at each contact: a foot landing on its heel then turns its toes up as far as the leg
+    needs to reach it (else only the character's heel_strike), so the swing ends in the pose the stance starts in.
 
     All legs at once: each leg's anchors (rest place, its footprints, rest place) go into one table, and
     each (time, leg) row looks its anchor up by time within its own leg's block of that table.
@@ -160,12 +164,19 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     # Standing: on the anchor, the heel lifted where the leg would over-extend.
     stand_pos, stand_rot = anchors_pos[k], anchors_rot[k]
     beta = np.zeros(len(t))
+    preswing_start = _preswing_starts(tr, run_flight, character)  # (F,)
     if on.any():
+        bent = _preswing_reach(t[on], preswing_start[footprint_of[k[on]]], tr.liftoff[footprint_of[k[on]]])
         beta[on], stand_pos[on], stand_rot[on] = _heel_off(stand_pos[on], stand_rot[on], hips_rows[on], character, half,
-                                                           anchor_reach[k[on]])
+                                                           anchor_reach[k[on]] * bent)
     # A walking foot lands on its heel, toes up, and rolls down onto the sole (negative toe_pivot meanwhile).
     landings = walking_landings(tr) if character.heel_strike else np.zeros(len(tr), dtype=bool)  # (presets: none)
     strikes = np.where(footprint_of >= 0, landings[np.maximum(footprint_of, 0)], False) * character.heel_strike
+    if contact_hips is not None and strikes.any():
+        landing = np.flatnonzero(strikes > 0.0)
+        strikes[landing] = np.maximum(strikes[landing], _toes_up(
+            anchors_pos[landing], anchors_rot[landing], contact_hips[footprint_of[landing]], character,
+            reach[np.repeat(np.arange(legs), sizes)][landing]))
     land_pos, land_rot = _about_heel(anchors_pos, anchors_rot, strikes, character)
     fp = footprint_of[k]
     roll_time = ROLL_FRACTION * (tr.liftoff[fp] - tr.contact[fp])
@@ -177,7 +188,7 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     flat = on & (beta == 0.0)
     if flat.any():
         gamma[flat] = np.maximum(gamma[flat], _toes_up(stand_pos[flat], stand_rot[flat], hips_rows[flat], character,
-                                                       reach[leg_of_row[flat]]))
+                                                       anchor_reach[k[flat]]))  # (a run's: bent, as it leaves)
     heel_down = gamma > 0.0
     if heel_down.any():
         beta[heel_down] = -gamma[heel_down]
@@ -187,9 +198,11 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     # hip then has it), whatever the times sampled: the same swing at any frame rate.
     leave_pos, leave_rot = anchors_pos.copy(), anchors_rot.copy()
     left_footprint = footprint_of >= 0
+    leaving = footprint_of[left_footprint]
+    bent = _preswing_reach(tr.liftoff[leaving], preswing_start[leaving], tr.liftoff[leaving])
     _beta, leave_pos[left_footprint], leave_rot[left_footprint] = _heel_off(
-        anchors_pos[left_footprint], anchors_rot[left_footprint], liftoff_hips[footprint_of[left_footprint]],
-        character, half, anchor_reach[left_footprint])
+        anchors_pos[left_footprint], anchors_rot[left_footprint], liftoff_hips[leaving], character, half,
+        anchor_reach[left_footprint] * bent)
     # Each swing (rows under way: never from the last anchor, whose lift-off never comes): its arc and its
     # turn worked out once, for the swings under way at the times asked (a live edit samples a few).
     swinging = ~standing
@@ -222,6 +235,27 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     keep_within_reach(position, rotation, hips, ~by_time(on), character)  # off a footprint: rest places too
     return LegTargets(position, rotation, by_time(beta).copy(), by_time(on).copy(),
                       by_time(np.where(on, footprint_of[k], -1)).copy())
+
+
+def _preswing_starts(track, run_flight, character):
+    """(F,) when each footprint's pre-swing begins (schedule.preswing_starts) where it lifts off walking: not a
+    run's or a leap's take-off, not a foot's last (it steps to its rest place: the walk stops, nothing to push
+    off for), nor the presets', which walk flat-footed; inf elsewhere."""
+    if not character.heel_strike or character.is_quadruped or not len(track):
+        return np.full(len(track), np.inf)
+    start = np.where(run_flight, np.inf, preswing_starts(track))
+    for foot in np.unique(track.feet):  # a handful of feet
+        mine = np.flatnonzero(track.feet == foot)
+        start[mine[np.argmax(track.liftoff[mine])]] = np.inf
+    return start
+
+
+def _preswing_reach(times, start, liftoff):
+    """(n,) the fraction of its reach a walking stance leg keeps in pre-swing: from the other foot's contact
+    (start) to its own lift-off the knee flexes to PRESWING_KNEE while the heel rises on the ball (a two-bone
+    leg of equal halves at cos(knee / 2) of its length); 1 before it."""
+    u = np.clip((times - start) / np.maximum(liftoff - start, 1e-9), 0.0, 1.0)
+    return np.cos(0.5 * PRESWING_KNEE * min_jerk(u))
 
 
 def _toes_up(pos, rot, hip, character, reach):
@@ -375,7 +409,7 @@ def _heel_off(pos, rot, hip, character, half, reach):
     joint = pos + half * fwd + ball * up
     v_y, v_z, _reach = _leg_end(character)
     beta, over = _turn_to_reach(joint, rot, hip, v_y - half, v_z - ball, reach, 1.0)
-    ahead = np.einsum("nd,nd->n", hip - pos, fwd) > 0.0
+    ahead = np.einsum("nd,nd->n", hip - pos, fwd) > v_y  # of the leg's end (a rig's ankle is behind mid-foot)
     beta = np.where(ahead & over, beta, 0.0)
     new_rot = about_own_x(rot, -beta)  # heel up: about the foot's X axis
     new_pos = joint - half * new_rot[:, :, 1] - ball * new_rot[:, :, 2]

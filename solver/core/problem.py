@@ -6,7 +6,8 @@ two tracks). Energies, damping and acceptance are kept per track.
 
 Energy, unit mass, summed over samples t_i with weight dt (vdP97 §2.4.3), as squared residuals:
 - physics: the non-physical force (physics.py), Torkos eq. 3's squared form;
-- comfort: k (l - l_nom)^2 for each stance leg (vdP97 §2.4.2, Torkos eq. 4), l from hip to support;
+- comfort: k (l - l_nom)^2 for each stance leg (vdP97 §2.4.2, Torkos eq. 4), l from hip to support; k
+  STRAIGHT_STANCE times firmer for a leg on a footprint landed heel first (a walk's straight stance knee);
 - barrier: k_b max(0, l - (l_max - margin))^2, keeping each stance leg within l_max, at the samples and at
   every lift-off inside a segment (a sample for the barrier alone, with its own margin: see
   _liftoffs_inside);
@@ -17,7 +18,8 @@ Energy, unit mass, summed over samples t_i with weight dt (vdP97 §2.4.3), as sq
   the pace of the neighbouring stride. Without it the ends are free, and a last stance on one foot is as
   cheap falling back down a slope as going on (the 15 degree walk ended 0.4 m lower, moving backwards).
 The point of support is mid-foot, or the toe when the leg would over-extend with the hip ahead of the
-foot: the foot is then on its toes (vdP97 §2.4.1; blended, see Problem.evaluate).
+foot: the foot is then on its toes (vdP97 §2.4.1; blended, see Problem.evaluate); on a footprint landed heel
+first, the heel when it would over-extend with the hip behind the foot (the heel strike's rocker).
 """
 
 from __future__ import annotations
@@ -27,11 +29,15 @@ from dataclasses import dataclass, is_dataclass
 import numpy as np
 
 from . import assembly, orientation, physics
-from .schedule import SAMPLES_PER_SEGMENT, build_schedule
+from .schedule import SAMPLES_PER_SEGMENT, build_schedule, walking_landings
 from .schedule import clear_cache as clear_schedule_cache
 from .spline import GRAVITY_VECTOR, hermite_basis, layout
 
 ENDS_WEIGHT = 0.3  # s: the steady-ends term's weight, a velocity change's squared m/s to energy
+STRAIGHT_STANCE = 10.0  # the comfort's weight on a stance leg landed on its heel, times Weights.comfort: people
+# walk over a nearly straight knee (5-15 degrees at mid-stance; Perry & Burnfield 2010, ch. 5), a bent one costs
+# them the quadriceps' effort. At 1x the physics sank the rig's hip 15 mm below l_nom (knee 23 degrees)
+LEVEL_RISE = 0.05  # l_nom: a footprint higher or lower than the one before by more is a stair's step (5 cm)
 TOE_RAMP = 0.5  # the point of support blends from mid-foot to the toe over this fraction of half a foot
 
 
@@ -198,6 +204,22 @@ def samples_last(array):
     return np.ascontiguousarray(array.T)
 
 
+def _level(track, character):
+    """(F,) footprints level with the one before (within LEVEL_RISE l_nom): a step up or down a stair bends
+    the knee as people's do (its comfort is not made firmer)."""
+    z = track.positions[:, 2]
+    return np.abs(np.diff(z, prepend=z[:1])) <= LEVEL_RISE * character.leg_length_nominal
+
+
+def heel_limit(character):
+    """How far a hip reaches from the back of the heel, the foot's toes turned up until the ankle lies on the line
+    between them: thigh + shin and the heel-to-ankle distance, for a character measured from a rig (its legs end
+    at the ankle); inf for the presets, whose legs end at mid-foot."""
+    if character.ankle_offset is None:
+        return np.inf
+    return character.ankle_reach + np.hypot(character.ankle_offset[1] + character.heel, character.ankle_offset[2])
+
+
 def per_leg(values, legs):
     """(legs,) a character's per-leg values, padded with the last to the problem's legs (the padding's
     legs never stand: their values weigh nothing)."""
@@ -287,8 +309,17 @@ class Problem:
         offsets = np.zeros((legs, 3))
         offsets[: len(character.feet)] = character.hip_offsets
         hip = orientation.hip_offsets_in_world(*orientation.body_angles(times, track, character), offsets)
-        return {"mid": mid, "toe": mid + 0.5 * character.foot_length * fwd, "fwd": fwd, "hip": hip,
-                "toe_ramp": np.full(len(times), TOE_RAMP * 0.5 * character.foot_length)}
+        # The heel is a support only for a foot landed on it (a walking step); one landed from a flight or
+        # beside another (a hop) comes down flat or on its toes.
+        landed_on_heel = walking_landings(track)[footprint] if character.heel_strike else np.zeros(footprint.shape, bool)
+        heel = character.heel * landed_on_heel[..., None]
+        # On its heel the leg reaches no farther than the rig's straight leg from the heel to its ankle allows.
+        margins = self.weights.barrier_margin - self.weights.liftoff_margin  # the barrier's, less what it overshoots by
+        heel_reach = np.minimum(heel_limit(character) + margins - per_leg(character.max_lengths, legs), 0.0)
+        return {"mid": mid, "toe": mid + 0.5 * character.foot_length * fwd, "heel": mid - heel * fwd, "fwd": fwd,
+                "hip": hip, "toe_ramp": np.full(len(times), TOE_RAMP * 0.5 * character.foot_length),
+                "comfort_scale": np.where(landed_on_heel & _level(track, character)[footprint], STRAIGHT_STANCE, 1.0),
+                "heel_reach": np.where(landed_on_heel, heel_reach, 0.0)}
 
     def _residual_constants(self):
         """Per-sample constants of the residuals, in the shapes evaluate() uses them: samples last, so that
@@ -297,6 +328,9 @@ class Problem:
         weights, legs = self.weights, self.legs
         self.hip_minus_mid = samples_last(self.hip - self.mid)
         self.shift = samples_last(self.toe - self.mid)  # where the support goes when the foot is on its toes
+        self.heel_shift = samples_last(self.heel - self.mid)  # ...and on its heel
+        self.comfort_scale = np.sqrt(samples_last(self.comfort_scale))
+        self.heel_reach = samples_last(self.heel_reach)
         self.hip, self.fwd = samples_last(self.hip), samples_last(self.fwd)
         self.inv_ramp = 1.0 / self.toe_ramp
         self.onset = self.l_max - weights.barrier_margin - self.toe_ramp
@@ -477,15 +511,20 @@ class Problem:
         itself (TOE_RAMP of half a foot) so the energy stays smooth: a hard switch, or a blend much shorter
         than the shift, leaves the optimiser crawling along a crease.
         """
-        active, shift, fwd = self._rows("active", rows), self._rows("shift", rows), self._rows("fwd", rows)
+        active, fwd = self._rows("active", rows), self._rows("fwd", rows)
+        comfort_scale = self._rows("comfort_scale", rows)
         inv_ramp, root_weight = self._rows("inv_ramp", rows), self._rows("root_weight", rows)
         hip_from_mid = p[:, None] + self._rows("hip_minus_mid", rows)  # (3, L, S)
         reach = np.sqrt(np.add.reduce(hip_from_mid * hip_from_mid, 0))  # (L, S)
         # The blend's inputs (2, L, S), over the ramp's length, clipped to [0, 1]: how far the leg is into
-        # the last ramp of its reach, how far the hip is ahead of the foot; smoothstepped, their product
-        # is the support's weight on the toe.
-        x = _unit_interval(np.stack([reach - self._rows("onset", rows), np.add.reduce(hip_from_mid * fwd, 0)])
-                           * inv_ramp)
+        # the last ramp of its reach, how far the hip is ahead of the foot (toe) or behind it (heel, a foot
+        # landed on it: vdP97 §2.4.1's toe support mirrored); smoothstepped, their product is the support's
+        # weight on the toe or the heel.
+        ahead = np.add.reduce(hip_from_mid * fwd, 0)
+        side = np.sign(ahead)
+        on_toe = ahead > 0.0
+        shift = np.where(on_toe, self._rows("shift", rows), self._rows("heel_shift", rows))
+        x = _unit_interval(np.stack([reach - self._rows("onset", rows), np.abs(ahead)]) * inv_ramp)
         smooth = x * x * (3.0 - 2.0 * x)
         leg = hip_from_mid - (smooth[0] * smooth[1]) * shift  # hip - support
         to_com = leg - self._rows("hip", rows)  # p - support
@@ -494,12 +533,14 @@ class Problem:
         physical = physics.project(a - GRAVITY_VECTOR[:, None], directions, self._rows("standing", rows), jacobian)
         phys = physical[0] if jacobian else physical
         length = np.sqrt(np.add.reduce(leg * leg, 0))
-        stretch = length - self._rows("limit", rows)
+        # A leg on its heel: its limit shorter by as much as the heel's weight (heel_limit).
+        shorter = np.where(on_toe, 0.0, self._rows("heel_reach", rows))
+        stretch = length - self._rows("limit", rows) - (smooth[0] * smooth[1]) * shorter
         over = self._rows("reaching", rows) & (stretch > 0.0)
         ground, slope = self.ground_under(p, rows)
         lack = ground + self._rows("clear", rows) - p[2]
         low = lack > 0.0
-        r = np.concatenate([phys, (length - self._rows("l_nom", rows)) * active, stretch * over,
+        r = np.concatenate([phys, (length - self._rows("l_nom", rows)) * (active * comfort_scale), stretch * over,
                             (lack * low)[None]], axis=0)
         r *= root_weight
         if not jacobian:
@@ -508,7 +549,7 @@ class Problem:
         # d support / d p = shift dw^T: the toe blend's weight moves with the hip. Per input, its
         # smoothstep's slope times the other's value.
         rate = 6.0 * x * (1.0 - x) * smooth[::-1] * inv_ramp
-        dw = rate[0] / np.maximum(reach, 1e-9) * hip_from_mid + rate[1] * fwd
+        dw = rate[0] / np.maximum(reach, 1e-9) * hip_from_mid + (rate[1] * side) * fwd
         # d r / d p = sum_l d r / d D_l (I - shift_l dw_l^T), D_l = p - support_l, d r / d D_l from physics.py
         inv_d = 1.0 / distance
         lam_d = lam * inv_d
@@ -520,7 +561,7 @@ class Problem:
         unit_leg = leg / np.maximum(length, 1e-9)
         d_length = unit_leg - np.add.reduce(unit_leg * shift, 0) * dw  # (3, L, S)
         ground_row = np.concatenate([slope, -np.ones((1, len(low)))]) * low
-        dp = np.concatenate([dphys_dp, (d_length * active).swapaxes(0, 1), (d_length * over).swapaxes(0, 1),
+        dp = np.concatenate([dphys_dp, (d_length * (active * comfort_scale)).swapaxes(0, 1), ((d_length - shorter * dw) * over).swapaxes(0, 1),
                              ground_row[None]], axis=0)
         dp *= root_weight[:, None]
         return r, dp, complement * root_weight[0]

@@ -2,7 +2,8 @@
 
 vdP97 §2.3: one Hermite segment per step, from a footfall to the next footfall, and a second segment for
 the flight phase of a step that has one. Knots therefore sit at every distinct contact time and at every
-lift-off that leaves no foot on the ground; the first contact and the last lift-off bound the motion.
+lift-off that leaves no foot on the ground; the first contact and the last lift-off bound the motion. A
+character that walks heel to toe gets a knot at every lift-off (knots_at_liftoffs).
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ def build_schedule(track: Track, character: Character) -> Schedule:
     if len(track) == 0:
         raise UnknownFootError("the track has no footprints")
     # Moving or turning footprints (a live drag) leaves the timing alone: derived once per timing.
-    key = (np.asarray(track.contact, dtype=float).tobytes(), np.asarray(track.liftoff, dtype=float).tobytes(), tuple(str(f) for f in track.feet), tuple(character.feet))
+    key = (np.asarray(track.contact, dtype=float).tobytes(), np.asarray(track.liftoff, dtype=float).tobytes(),
+           tuple(str(f) for f in track.feet), tuple(character.feet), knots_at_liftoffs(character))
     order, leg_of, knots, flight, intervals = _timing(key)
     short = np.flatnonzero(np.diff(knots) < MIN_PHASE)
     if short.size:
@@ -92,6 +94,13 @@ def build_schedule(track: Track, character: Character) -> Schedule:
                           f"of the gait shorter than {MIN_PHASE * 1e3:g} ms cannot be solved; give them the same time "
                           f"or at least {MIN_PHASE * 1e3:g} ms between them")
     return Schedule(track.take(order), leg_of, knots, flight, intervals, key)
+
+
+def knots_at_liftoffs(character) -> bool:
+    """A biped that walks heel to toe gets a knot at every lift-off, not only at a flight's: double and single
+    support each their own segment, so the COM can sink as its weight passes from foot to foot and rise over
+    the straight stance leg (the vault of a walk; one cubic per step could only dip or stay level)."""
+    return bool(character.heel_strike) and not character.is_quadruped
 
 
 def feet_down(contact, liftoff, times) -> np.ndarray:
@@ -110,6 +119,15 @@ def walking_landings(track) -> np.ndarray:
     return standing > 0
 
 
+def preswing_starts(track) -> np.ndarray:
+    """(F,) when each footprint's pre-swing begins: the last contact of another footprint during its stance
+    (contact < t < lift-off; the other foot takes the weight), inf where none comes."""
+    contacts = np.sort(track.contact)
+    last = np.searchsorted(contacts, track.liftoff, side="left") - 1  # the last contact before lift-off
+    start = contacts[np.maximum(last, 0)]
+    return np.where((last >= 0) & (start > track.contact), start, np.inf)
+
+
 def clear_cache():
     _timing.cache_clear()
 
@@ -126,7 +144,7 @@ def _timing(key):
     # A lift-off starts a flight when no footprint is under foot just after it.
     lifts = np.unique(liftoff[liftoff < end])
     flight_starts = lifts[feet_down(contact, liftoff, lifts) == 0]
-    knots = np.unique(np.concatenate([contact, flight_starts, [start, end]]))
+    knots = np.unique(np.concatenate([contact, lifts if key[4] else flight_starts, [start, end]]))
     flight = feet_down(contact, liftoff, 0.5 * (knots[:-1] + knots[1:])) == 0
     intervals = np.stack([knots[:-1][flight], knots[1:][flight]], axis=1)
     result = (order, leg_of, knots, flight, intervals)

@@ -50,7 +50,7 @@ def solve_steps(track, character=None, terrain=None, fps: float = 60.0, times=No
     offsets = hip_offsets_in_world(yaw, zero, zero, character.hip_offsets)
     base = feet.ground.mean(axis=1) + standing_height(character)
     limit = height_module.height_limit(xy[n:, None] + offsets[n:, :, :2], -offsets[n:, :, 2], feet.position[n:],
-                                       feet.contact[n:], character.max_lengths)
+                                       feet.contact[n:], character.standing_reach)
     z, vz, az = height_module.lowered(grid, base[n:], limit)
     com = np.column_stack([xy[:n], np.interp(times, grid, z)])
     hips = com[:, None] + offsets[:n]

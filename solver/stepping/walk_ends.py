@@ -219,7 +219,7 @@ def _height(plan, character, step, cubic, span, rotations, terrain, times):
     zero = np.zeros_like(yaw)
     offsets = hip_offsets_in_world(yaw, zero, zero, character.hip_offsets)
     limit = height_module.height_limit(xy[:, None] + offsets[..., :2], -offsets[..., 2], feet.position, feet.contact,
-                                       character.max_lengths)
+                                       character.standing_reach)
     z, vz, az = height_module.lowered(grid, _hermite(grid, *cubic)[0], limit)
     return tuple(np.interp(times, grid, values) for values in (z, vz, az))
 

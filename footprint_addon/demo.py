@@ -15,6 +15,7 @@ import bpy
 import numpy as np
 
 from ..solver.character import preset
+from ..solver.core import schedule
 from ..solver.drawing import foot_color, outlines_in_world
 from ..solver.footprints.examples import fig1_track
 from ..solver.footprints.placement import append_step
@@ -441,6 +442,9 @@ def run(output_dir="out", render=True, sheet_frames=8):
             path, knees = render_stride(name, output_dir)
             print(f"demo: rendered {path}; knee (degrees) " + ", ".join(
                 f"{phase} {low:.0f}-{high:.0f}" for phase, (low, high) in knees.items()))
+        for name in STEPPING:
+            path, (low, high) = render_steps(name, output_dir)
+            print(f"demo: rendered {path}; knee (degrees) {low:.0f}-{high:.0f}")
     return blend_path, png_path if render else None
 
 
@@ -469,24 +473,62 @@ def pelvis_position(rig, bone="DEF-spine"):
 
 
 def render_stride(name, output_dir="out", frames_per_stride=8, first_step=6):
-    """The straight STRIDES[name] (the 0.8, 1.3 and 1.8 m/s walks, the 3.5 m/s run) on a flat plane, baked
-    (walking attributes on) onto a Rigify human and rendered as output_dir/<name>.png: one stride from the left
-    heel strike of footprint first_step, seen from the character's right side (top row) and from in front
-    (bottom row), orthographic cameras following the pelvis at a fixed height. Left limbs are blue-grey, right
-    limbs warm, the trunk skin-coloured. Returns the picture's path and the knee's phase table measured on the
-    evaluated rig (rig_quality.phase_table)."""
+    """The straight STRIDES[name] (the 0.8, 1.3 and 1.8 m/s walks, the 3.5 m/s run) on a flat walkway, baked
+    (walking attributes on) onto a Rigify human and rendered as output_dir/<name>.png (render_rows): one stride
+    from the left footfall of footprint first_step. Returns the picture's path and the knee measured on the
+    evaluated rig: a walk's phase table (rig_quality.phase_table), a run's stance and swing
+    (rig_quality.stance_and_swing)."""
+    track = stride_track(name)
+    step, step_time, _stance, _width, count = STRIDES[name]
+    times = track.contact[first_step] + 2.0 * step_time * np.arange(frames_per_stride) / frames_per_stride
+    path, motion, knees = render_rows(name, track, times, output_dir, (-1.5, 1.5, -3.0, step * (count - 1) + 3.0))
+    running = len(motion.track) and not schedule.walking_landings(motion.track)[first_step]
+    return path, (rig_quality.stance_and_swing if running else rig_quality.phase_table)(knees, motion)
+
+
+# docs/stepping.md's cases, rendered side and front: stepping to a stance turned 120 degrees, a push forward.
+STEPPING = {"step-turn": ("to", (-1.25, 2.17, 120.0)), "step-push": ("push", (0.0, 1.5))}
+
+
+def stepping_track(name):
+    """STEPPING[name] as the `step` command makes it for the human from standing at the origin facing +Y."""
+    from ..solver.stepping import Stance, recover_from_push, step_to_stance
+
+    human = preset("human")
+    start = Stance.centred(human, 0.0, 0.0, 0.0)
+    kind, values = STEPPING[name]
+    if kind == "to":
+        x, y, heading = values
+        return step_to_stance(human, start, Stance.centred(human, x, y, math.radians(heading)))
+    return recover_from_push(human, start, values)
+
+
+def render_steps(name, output_dir="out", frames=8):
+    """STEPPING[name] baked onto a Rigify human and rendered as output_dir/<name>.png (render_rows), frames
+    evenly over the whole motion. Returns the picture's path and the knees' least and most flexion (degrees)."""
+    track = stepping_track(name)
+    start, end = float(track.contact.min()), float(track.liftoff.max())
+    path, _motion, knees = render_rows(name, track, np.linspace(start, end, frames), output_dir, (-3.0, 3.0, -3.0, 4.0))
+    return path, (float(min(k.min() for k in knees)), float(max(k.max() for k in knees)))
+
+
+def render_rows(name, track, times, output_dir, ground):
+    """The track on a flat ground (x0, x1, y0, y1) baked (walking attributes on) onto a Rigify human and rendered
+    as output_dir/<name>.png: at the times (seconds), seen from the character's right side (top row) and from
+    in front (bottom row), orthographic cameras following the pelvis at a fixed height. Left limbs are
+    blue-grey, right limbs warm, the trunk skin-coloured. Returns the path, the motion and the knees' flexion
+    per frame (knee_flexions)."""
     clear_file()
     scene = bpy.context.scene
     scene.render.fps, scene.render.fps_base, scene.frame_start = 60, 1.0, 1
-    track = stride_track(name)
-    step, step_time, _stance, _width, count = STRIDES[name]
-    length = step * (count - 1)
-    mesh = bpy.data.meshes.new("Ground")  # a 3 m wide walkway: a band of ground under the side view
-    mesh.from_pydata([(x, y, 0.0) for y in (-3.0, length + 3.0) for x in (-1.5, 1.5)], [], [(0, 1, 3, 2)])
+    x0, x1, y0, y1 = ground
+    mesh = bpy.data.meshes.new("Ground")
+    mesh.from_pydata([(x, y, 0.0) for y in (y0, y1) for x in (x0, x1)], [], [(0, 1, 3, 2)])
     ground = bpy.data.objects.new("Ground", mesh)
     scene.collection.objects.link(ground)
     coll = scene_io.new_track(bpy.context, name.title(), terrain=ground)
     scene_io.write_track(coll, track)
+    scene_io.set_motion(coll, track)  # a stepping track is solved as one
     rig = generate_rigify("human")
     body_capsules(rig, *body_materials())
     from . import bake
@@ -499,10 +541,7 @@ def render_stride(name, output_dir="out", frames_per_stride=8, first_step=6):
     cam.data.type = "ORTHO"
     cam.data.ortho_scale = WALK_VIEW_HEIGHT * max(WALK_CELL) / WALK_CELL[1]
     rate = scene.render.fps / scene.render.fps_base
-    stride = 2.0 * step_time
-    start = track.contact[first_step]
-    frames = np.rint(scene.frame_start + (start + stride * np.arange(frames_per_stride) / frames_per_stride)
-                     * rate).astype(int)
+    frames = np.rint(scene.frame_start + np.asarray(times) * rate).astype(int)
     elevation = math.radians(4.0)
     shots = []
     for direction in ((1.0, 0.0), (0.0, 1.0)):  # the character's right side; in front of it (it walks +Y)
@@ -514,8 +553,8 @@ def render_stride(name, output_dir="out", frames_per_stride=8, first_step=6):
                                             math.cos(elevation) * direction[1], math.sin(elevation)])
             shots.append((frame, eye, target))
     path = os.path.abspath(os.path.join(output_dir, f"{name}.png"))
-    render_sheet(scene, cam, shots, path, frames_per_stride, WALK_CELL)
-    return path, rig_quality.phase_table(knees, motion)
+    render_sheet(scene, cam, shots, path, len(frames), WALK_CELL)
+    return path, motion, knees
 
 
 def knee_flexions(rig, frames):

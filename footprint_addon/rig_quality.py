@@ -120,6 +120,21 @@ def phase_table(knees, motion):
     return {phase: (float(measured[:, k].min()), float(measured[:, k].max())) for k, phase in enumerate(KNEE_NORMS)}
 
 
+def stance_and_swing(knees, motion):
+    """{"stance": (least, most), "swing peak": (least, most)} degrees over the steady strides of every leg
+    (knees: (N,) per leg; the first and last two footprints of each leg left out): a run's knee, which has no
+    walking phases."""
+    stance, peaks = [], []
+    for leg, knee in enumerate(knees):
+        mine = np.flatnonzero(np.asarray(motion.track.feet) == motion.character.feet[leg])
+        for a, b in zip(mine[1:-2], mine[2:-1]):
+            t, track = motion.times, motion.track
+            stance.append(knee[(t >= track.contact[a]) & (t <= track.liftoff[a])])
+            peaks.append(knee[(t > track.liftoff[a]) & (t < track.contact[b])].max())
+    stance = np.concatenate(stance)
+    return {"stance": (float(stance.min()), float(stance.max())), "swing peak": (float(min(peaks)), float(max(peaks)))}
+
+
 def knee_bend_axis(binding, foot):
     """The knee's bending axis in the thigh bone's rest frame: the rig's left at rest (up x forward), so a
     flexing knee turns the shin about it positively, whatever the bones' roll."""

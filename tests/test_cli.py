@@ -30,10 +30,11 @@ def test_demo_saves_blend_and_renders_png(tmp_path, clean):
             assert cell.std() > 0.05  # every frame is a picture, not a blank
     bpy.data.images.remove(image)
     # The straight walks and the run: one stride of eight frames seen from the side (top row) and the front, and
-    # the knee at each phase of the gait measured on the rig, said for each.
-    for name in ("walk-0.8", "walk", "walk-1.8", "run"):
+    # the knee measured on the rig, said for each (a walk's six phases, a run's stance and swing); docs/stepping.md's
+    # cases, likewise over their whole motion (the knee's range).
+    for name, ranges in (("walk-0.8", 6), ("walk", 6), ("walk-1.8", 6), ("run", 2), ("step-turn", 1), ("step-push", 1)):
         said = re.search(rf"demo: rendered .*{re.escape(name)}\.png; knee \(degrees\) (.*)", proc.stdout)
-        assert said and len(re.findall(r"\d+-\d+", said.group(1))) == 6, proc.stdout[-2000:]
+        assert said and len(re.findall(r"\d+-\d+", said.group(1))) == ranges, proc.stdout[-2000:]
         stride = bpy.data.images.load(str(tmp_path / f"{name}.png"))
         width, height = stride.size
         assert (width, height) == (8 * 300, 2 * 380)

@@ -50,8 +50,9 @@ def test_a_step_onto_the_other_foot_is_named(solver):
 
 def test_a_track_planned_for_the_preset_pivots_on_a_rig_whose_feet_differ(solver):
     """Planned for the preset human (its pivots about a point 0.13 m ahead of the support point), solved for a
-    Rigify human's feet (support to ball 0.055 m, toe tip 0.122 m): the foot turns about the same point of the
-    ground, on the sole's end, not about this foot's ball (7.5 cm away: refused as a step with no swing)."""
+    Rigify human's feet (support to ball 0.055 m, toe tip 0.122 m): the foot turns about its own ball, the
+    footprint it turns to re-placed for that (issue 28: about the preset's point, past the toe tip, the ball slid
+    7 cm); the footprints around it stay where they were planned."""
     import dataclasses
     import math
 
@@ -61,10 +62,15 @@ def test_a_track_planned_for_the_preset_pivots_on_a_rig_whose_feet_differ(solver
                                     stepping.Stance.centred(human, 0.4, 0.9, math.radians(90.0)))
     rig_feet = dataclasses.replace(human, foot_length=0.11, heel_length=0.1, toe_length=0.122)
     plan = solver("stepping.steps").step_plan(track, rig_feet)
-    assert len(plan.pivots) == 1 and plan.pivots[0].offset == pytest.approx(0.122)  # clipped to the toe tip
-    motion = biped.solve(track, rig_feet, fps=240)
+    assert len(plan.pivots) == 1 and plan.pivots[0].offset == pytest.approx(0.055)  # the rig's ball
     pivot = plan.pivots[0]
+    moved = np.linalg.norm(plan.track.positions - track.take(track.time_order()).positions, axis=1)
+    assert moved[pivot.after] == pytest.approx((0.13 - 0.055) * np.linalg.norm(
+        [math.sin(plan.track.headings[pivot.after]) - math.sin(plan.track.headings[pivot.before]),
+         math.cos(plan.track.headings[pivot.before]) - math.cos(plan.track.headings[pivot.after])]), abs=1e-6)
+    assert np.delete(moved, pivot.after).max() < 1e-9
+    motion = biped.solve(track, rig_feet, fps=240)
     turning = (motion.times >= pivot.start) & (motion.times < pivot.end)
     ahead = np.einsum("nij,j->ni", motion.foot_rotation[turning, pivot.foot], [0.0, 1.0, 0.0])
-    point = motion.feet[turning, pivot.foot] + pivot.offset * ahead  # the point of the sole it turns about
-    assert np.linalg.norm(point[:, :2] - point[0, :2], axis=1).max() < 0.01
+    ball = motion.feet[turning, pivot.foot] + 0.055 * ahead
+    assert np.linalg.norm(ball[:, :2] - ball[0, :2], axis=1).max() < 0.001

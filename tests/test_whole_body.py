@@ -196,12 +196,26 @@ def test_a_turn_or_a_push_turns_the_head_within_reach_of_the_chest_and_stretches
     track = tmp_path / "step-track.json"
     result = run_cli("step", "--character", "human", *step, "--output", tmp_path / "step.json", "--track-output", track)
     assert result.returncode == 0, result.stderr
-    _coll, rig, _motion, m = bake_walk(addon, walk_scene, json.loads(track.read_text()))
+    _coll, rig, motion, m = bake_walk(addon, walk_scene, json.loads(track.read_text()))
     twist, turn = head_against_chest(rig, m, "DEF-spine.006", "DEF-spine.003")
     assert turn.max() * bpy.context.scene.render.fps <= HEAD_RATE
     assert np.abs(twist).max() <= HEAD_TURN + 2.0  # (the neck, at rest, adds its own bit of the rig's turn)
     if step[0] == "--to":
         assert np.abs(twist).max() > 30.0  # it does look into the turn
+        # The pivot (planned for the preset's foot) turns on the rig's own ball: the ball still within 1 cm from
+        # the first footprint's footfall to the second's lift-off, the heel swinging round it (it skidded
+        # 227 mm with the foot flat, then slid the ball 7 cm about the preset's).
+        track = motion.track
+        pivots = [(a, b) for a in range(len(track)) for b in range(len(track))
+                  if track.feet[a] == track.feet[b] and abs(track.contact[b] - track.liftoff[a]) < 1e-6]
+        assert pivots
+        for a, b in pivots:
+            span = (motion.times >= track.contact[a]) & (motion.times <= track.liftoff[b])
+            side = str(track.feet[a])
+            ball, heel = m[f"DEF-toe.{side}"][span, :3, 3], m[f"ORG-heel.02.{side}"][span, :3, 3]
+            assert np.linalg.norm(ball - ball[0], axis=1).max() <= 0.01
+            assert np.linalg.norm(heel - heel[0], axis=1).max() > 0.05
+            assert np.ptp(np.linalg.norm((heel - ball)[:, :2], axis=1)) < 0.005  # on an arc about the ball
     for bone in ("DEF-thigh.L", "DEF-shin.L", "DEF-thigh.R", "DEF-shin.R"):
         assert np.linalg.norm(m[bone][:, :3, 1], axis=1).max() <= 1.01, bone  # the bone's length over its rest
 

@@ -8,20 +8,19 @@ the support foot to rotate"), which happens over the other foot's swing under wa
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..character import BIPED_FEET, Character
+from ..character import BIPED_FEET, Character, character_from_json
 from ..core.schedule import build_schedule
-from ..errors import StanceError, SteppingError
+from ..errors import FootprintError, StanceError, SteppingError
 from .feet import ball_offset
 from .stance import SOLE_GAP, forward, require_biped, soles_apart, wrap
 
 SAME_TIME = 1e-6  # seconds: a contact this close to the previous lift-off of its foot continues the stance
 PIVOT_TIME = 0.2  # seconds a pivot takes when no swing of the other foot is under way at its instant
-PIVOT_SLIDE = 0.02  # metres the point a pivot turns about may move: the planner's own turns, by rounding only;
-# a track planned for the preset and baked onto a Rigify human turns about a point 8 mm past the rig's toe tip
+PIVOT_SLIDE = 0.02  # metres the point a pivot turns about may move: the planner's own turns, by rounding only
 MAX_PIVOT_TURN = math.radians(90.0)  # the most a foot turns on its ball at once
 
 
@@ -85,6 +84,7 @@ def step_plan(track, character: Character) -> StepPlan:
     never both off the ground."""
     require_biped(character)
     schedule = build_schedule(track, character)
+    schedule = replace(schedule, track=on_own_ball(schedule.track, schedule.leg_of_footprint, character))
     tr, legs = schedule.track, schedule.leg_of_footprint
     for foot, name in enumerate(BIPED_FEET):
         mine = np.flatnonzero(legs == foot)
@@ -138,12 +138,38 @@ def _check_landings(plan, character):
                           f"(footprint {standing[k]}): the soles must stay {SOLE_GAP * 100:.0f} cm apart")
 
 
+def on_own_ball(track, legs, character):
+    """The track (in time order, legs its footprints' feet) with each pivot planned about the ball of the
+    character it was planned for (track.character: the preset `step` plans with) turned about this
+    character's own ball instead: the footprint it turns to re-placed so that the ball stays still and the heel
+    swings about it (a Rigify human's ball lies 5.5 cm ahead of its support point, the preset's 13 cm: turned
+    about the preset's, the rig's ball slid 7 cm). A pivot planned about another point stays as placed."""
+    try:
+        planned = character_from_json(track.character)
+    except FootprintError:  # a character the track names wrongly: nothing planned for it to re-place
+        return track
+    mine, theirs = ball_offset(character), ball_offset(planned)
+    if abs(mine - theirs) < 1e-9:
+        return track
+    positions = track.positions.copy()
+    for foot in range(2):
+        steps = np.flatnonzero(legs == foot)
+        for a, b in zip(steps[:-1], steps[1:]):  # in time order: a pivot after a pivot turns from the new place
+            if track.contact[b] - track.liftoff[a] > SAME_TIME:
+                continue
+            apart = forward(track.headings[a]) - forward(track.headings[b])
+            moved = track.positions[b, :2] - track.positions[a, :2] - theirs * apart  # from about their ball
+            if np.linalg.norm(moved) <= 1e-3:
+                positions[b, :2] = positions[a, :2] + mine * apart
+    return track.replace(positions=positions)
+
+
 def pivot_offset(track, before, after, character):
     """(offset, slide): the point of the foot's long axis, `offset` metres ahead of its support point (within the
     sole), that the turn from footprint `before` to `after` leaves most still, and how far it still moves. A track
-    planned for this character turns about the ball (ball_offset, slide 0); planned for another's feet, about the
-    same point of the ground, a little ahead or behind this character's ball (a Rigify human's foot is not the
-    preset's); a turn with no still point on the sole slides."""
+    planned for this character, or re-placed for it (on_own_ball), turns about the ball (ball_offset, slide 0);
+    one placed by hand about another point of the sole, about that; a turn with no still point on the sole
+    slides."""
     f_before, f_after = forward(track.headings[before]), forward(track.headings[after])
     apart = f_before - f_after  # a point s ahead stays still where the support points moved by s times this
     moved = track.positions[after, :2] - track.positions[before, :2]

@@ -218,6 +218,18 @@ def test_a_turn_or_a_push_turns_the_head_within_reach_of_the_chest_and_stretches
             assert np.ptp(np.linalg.norm((heel - ball)[:, :2], axis=1)) < 0.005  # on an arc about the ball
     for bone in ("DEF-thigh.L", "DEF-shin.L", "DEF-thigh.R", "DEF-shin.R"):
         assert np.linalg.norm(m[bone][:, :3, 1], axis=1).max() <= 1.01, bone  # the bone's length over its rest
+    # Each step swings the ball at a person's bell-shaped speed: its peak under 2.3 times its mean over the swing
+    # (minimum jerk: 1.875; WMZ's w = 0.08 whipped it at five times, 9.8-22.4 m/s).
+    fps = bpy.context.scene.render.fps
+    for leg, side in enumerate("LR"):
+        ball = m[f"DEF-toe.{side}"][:, :3, 3]
+        speed = np.linalg.norm(np.diff(ball, axis=0), axis=1) * fps
+        lifted = ~motion.contact[:, leg]
+        edges = np.flatnonzero(np.diff(lifted.astype(int)))
+        for start, stop in zip(edges[::2], edges[1::2]):  # each swing: the frames between lift-off and landing
+            swing = speed[start:stop + 1]
+            if len(swing) > 4:
+                assert swing.max() <= 2.3 * swing.mean(), (side, swing.max(), swing.mean())  # (frames: 24 a second)
 
 
 GAIT_SPEEDS = {0.8: (0.53, 0.667, 0.65), 1.3: (0.715, 0.55, 0.60), 1.8: (0.864, 0.48, 0.58)}  # m/s: step (m),

@@ -78,7 +78,7 @@ def feet_at(plan, character, times, rotations, terrain=None) -> Feet:
         if not rows.any():
             continue
         u = (times[rows] - swing.t1) / (swing.t2 - swing.t1)
-        s = foot_progress(u)  # WMZ eq. 1: the fraction of the straight line covered
+        s = foot_progress(u)  # the fraction of the straight line covered (WMZ eq. 1's bell)
         p0, p1 = tr.positions[swing.leave], tr.positions[swing.land]
         along = p0 + (p1 - p0) * s[:, None]
         position[rows, swing.foot] = along + [0.0, 0.0, 1.0] * (lift * lift_arc(u))[:, None]

@@ -9,8 +9,8 @@ path and the COM's.
   placed from the planted support foot: its turn and height are the blend's, its place in the horizontal
   plane the optimiser's.
 - The stepping foot (WMZ §4, eq. 1): along the straight line from where it stands to where it must stand, at
-  the Gaussian speed of eq. 1 (profiles.foot_progress), lifted by a smooth arc that clears the ground, turning
-  with the same progress.
+  a bell-shaped speed (profiles.foot_progress: minimum jerk), lifted by a smooth arc that clears the ground,
+  turning with the same progress.
 - The projected COM (WMZ §5, Fig. 2): on the quadratic Bezier through its start, the support foot and its
   end, at the three-phase speed (push-off, free fall, landing; profiles.com_progress).
 - The correction (WMZ §6): per frame, the pelvis moves in the horizontal plane until the body's projected COM

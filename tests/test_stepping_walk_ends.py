@@ -98,3 +98,21 @@ def test_a_held_start_state_is_held_and_only_by_levenberg_marquardt(solver):
     assert np.allclose(held.com[0], position, atol=1e-9) and np.allclose(held.com_velocity[0], velocity, atol=1e-9)
     with pytest.raises(ValueError, match="Levenberg-Marquardt, not 'greedy'"):
         biped.solve(walk, fps=120, method="greedy", start_state=(position, velocity))
+
+
+def test_the_end_steps_keep_a_rigs_legs_within_reach(solver):
+    """On legs that end at an ankle (a rig's): the end steps keep every foot within the leg's reach, as the walk's
+    and any stepping motion's do (issue 28: the end steps had no reach clamp: a swinging ankle 18 mm past it
+    here); the report says what was drawn in."""
+    import dataclasses
+
+    human = solver("character").preset("human")
+    rig = dataclasses.replace(human, heel_strike=np.radians(15.0), ankle_offset=(0.0, -0.05, 0.08),
+                              ankle_reach=0.84)
+    motion = solver("biped").solve(marked(solver, "straight_walk"), rig, fps=FPS)
+    first, last = motion.report["walk_ends"]["seams"]
+    ends = (motion.times < first) | (motion.times > last)
+    ankle = motion.feet + 0.08 * motion.foot_rotation[..., :, 2] - 0.05 * motion.foot_rotation[..., :, 1]
+    reach = np.linalg.norm(ankle - motion.hips, axis=-1)
+    assert reach[ends].max() <= 0.84 + 1e-6
+    assert set(motion.report["ankle_reach"]) == {"L", "R"}

@@ -469,6 +469,17 @@ def reach_from_footprints(position, rotation, hips, standing, character):
     return pivot
 
 
+def feet_within_reach(position, rotation, hips, contact, character):
+    """Feet (N, L) within the legs' reach, in place, as stepping places them (for a rig its ankle, whose IK
+    would stretch the bones past): a standing foot lifts its heel (or toes) as a walk's does, a lifted foot is
+    drawn in toward its hip (as a walk's swing is), and a standing foot that still over-reaches is drawn in too.
+    Returns the standing feet's toe_pivot (N, L) and how far each foot was drawn in (N, L): that alone is the
+    report's ankle_reach (reach_report)."""
+    toe_pivot = reach_from_footprints(position, rotation, hips, contact, character)
+    keep_within_reach(position, rotation, hips, ~contact, character)
+    return toe_pivot, keep_within_reach(position, rotation, hips, np.ones_like(contact), character)
+
+
 def reach_report(drawn, contact, feet):
     """The quality report's "ankle_reach" from what keep_within_reach drew in beyond the motion's own reach
     handling (drawn (N, L)): per foot the most (metres), on how many frames, and how many of them standing (the

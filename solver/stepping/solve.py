@@ -54,13 +54,9 @@ def solve_steps(track, character=None, terrain=None, fps: float = 60.0, times=No
     z, vz, az = height_module.lowered(grid, base[n:], limit)
     com = np.column_stack([xy[:n], np.interp(times, grid, z)])
     hips = com[:, None] + offsets[:n]
-    # Legs within reach (for a rig its ankle, whose IK would stretch the bones past): a standing foot lifts
-    # its heel (or toes) as a walk's does, a lifted foot is drawn in toward its hip (as a walk's swing is), and
-    # a standing foot that still over-reaches is drawn in too: that alone is the report's ankle_reach.
     position, rotation, contact = feet.position[:n], feet.rotation[:n], feet.contact[:n]
-    toe_pivot = feet.heel_lift[:n] + legs.reach_from_footprints(position, rotation, hips, contact, character)
-    legs.keep_within_reach(position, rotation, hips, ~contact, character)
-    drawn = legs.keep_within_reach(position, rotation, hips, np.ones_like(contact), character)
+    turned, drawn = legs.feet_within_reach(position, rotation, hips, contact, character)
+    toe_pivot = feet.heel_lift[:n] + turned
     motion = Motion(
         fps, times, com,
         np.column_stack([velocity_xy[:n], np.interp(times, grid, vz)]),

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..character import BIPED_FEET
 from ..core.orientation import body_yaw, hip_offsets_in_world
+from ..body import legs
 from ..core.schedule import build_schedule
 from ..core.spline import hermite_basis
 from ..errors import SteppingError
@@ -311,6 +312,7 @@ def _assemble(track, character, terrain, fps, times, ends, first, last, middle, 
         pose["com_velocity"][rows] = np.column_stack([vxy, vz])
         pose["com_acceleration"][rows] = np.column_stack([axy, az])
         pose["feet"][rows], pose["foot_rotation"][rows] = feet.position, feet.rotation
+        pose["toe_pivot"][rows] = feet.heel_lift  # a pivot's heel up (the reach's turn added below)
         pose["contact"][rows] = feet.contact
         pose["footprint"][rows] = np.where(feet.footprint >= 0, order[np.maximum(feet.footprint, 0)], -1)
     yaw = body_yaw(times, track.contact, track.liftoff, track.headings)
@@ -319,6 +321,14 @@ def _assemble(track, character, terrain, fps, times, ends, first, last, middle, 
     pose["pitch"], pose["roll"] = pose["pitch"] * fade, pose["roll"] * fade
     pose["hips"] = pose["com"][:, None] + hip_offsets_in_world(pose["yaw"], pose["pitch"], pose["roll"],
                                                                character.hip_offsets)
+    # The end steps' legs within reach, as any stepping motion's (the walk between did its own).
+    steps = ~inside
+    drawn = np.zeros(pose["contact"].shape)
+    position, rotation = pose["feet"][steps], pose["foot_rotation"][steps]
+    turned, drawn[steps] = legs.feet_within_reach(position, rotation, pose["hips"][steps], pose["contact"][steps],
+                                                  character)
+    pose["feet"][steps], pose["foot_rotation"][steps] = position, rotation
+    pose["toe_pivot"][steps] += turned
     motion = Motion(fps, times, **pose, character=character, track=track)
     schedule = build_schedule(track, character)
     ground = terrain.heights(motion.com[:, :2]) if terrain is not None else np.interp(
@@ -326,4 +336,5 @@ def _assemble(track, character, terrain, fps, times, ends, first, last, middle, 
     motion.measures = frame_measures(motion, schedule, rotations, ground, terrain)
     motion.report = quality_report(motion, schedule, motion.measures,
                                    character.com_clearance * character.leg_length_nominal)
+    motion.report["ankle_reach"] = legs.reach_report(drawn, motion.contact, character.feet)  # the end steps'
     return motion

@@ -462,3 +462,25 @@ def test_the_switches_come_back_when_the_last_preview_leaves_the_rig(addon, walk
     bpy.context.scene.footprint.active_track = second
     assert bpy.ops.footprint.preview(rig="rig", remove=True) == {"FINISHED"}
     assert rig.pose.bones["upper_arm_parent.L"]["IK_FK"] == arm_switch
+
+
+def test_a_leap_crouches_a_little_and_flies_above_walking_height(addon, walk_scene):
+    """tests/data/leap.json on the Rigify human (issue 28: the pelvis dropped to 0.745 m before the leap and the
+    flight's apex, 0.868 m, was below walking height): before the take-off the pelvis sinks at most 12 cm under
+    its walking height (a person's preparatory crouch), and in flight it rises above it."""
+    from conftest import ROOT
+
+    with open(os.path.join(ROOT, "tests", "data", "leap.json")) as file:
+        document = json.load(file)
+    _coll, _rig, motion, m = bake_walk(addon, walk_scene, document, fps=60)
+    track = motion.track
+    flights = motion.report["flight"]
+    take, land = track.liftoff[2], track.contact[3]  # the long flight, between the third and fourth footprints
+    assert land - take > 0.2
+    pelvis = m["DEF-spine"][:, 2, 3]
+    walking = pelvis[motion.times < track.liftoff[0]].mean()
+    before = (motion.times > track.contact[2] - 0.3) & (motion.times <= take)
+    flight = (motion.times > take) & (motion.times < land)
+    assert walking - pelvis[before].min() <= 0.12
+    assert pelvis[flight].max() > walking
+    assert flights["samples"] > 0

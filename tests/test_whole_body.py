@@ -484,3 +484,24 @@ def test_a_leap_crouches_a_little_and_flies_above_walking_height(addon, walk_sce
     assert walking - pelvis[before].min() <= 0.12
     assert pelvis[flight].max() > walking
     assert flights["samples"] > 0
+
+
+def test_round_a_corner_each_stance_knee_bends_along_its_foot(addon, walk_scene):
+    """tests/data/turn90.json (a 90 degree corner) on the Rigify human: in stance each knee bends forward over
+    its own foot, within 15 degrees of the footprint's heading (issue 28: the first stance after the corner bent
+    38 degrees off its foot's line)."""
+    from conftest import ROOT
+
+    with open(os.path.join(ROOT, "tests", "data", "turn90.json")) as file:
+        document = json.load(file)
+    _coll, _rig, motion, m = bake_walk(addon, walk_scene, document, fps=60)
+    for leg, side in enumerate("LR"):
+        hip, knee, ankle = (m[f"DEF-{bone}.{side}"][:, :3, 3] for bone in ("thigh", "shin", "foot"))
+        line = unit_rows(ankle - hip)
+        bend = knee - hip - np.einsum("nd,nd->n", knee - hip, line)[:, None] * line  # toward the knee off the line
+        heading = motion.track.headings[np.maximum(motion.footprint[:, leg], 0)]
+        forward = np.stack([-np.sin(heading), np.cos(heading), np.zeros_like(heading)], axis=1)
+        left = np.cross([0.0, 0.0, 1.0], forward)
+        off = np.degrees(np.arctan2(np.einsum("nd,nd->n", bend, left), np.einsum("nd,nd->n", bend, forward)))
+        standing = motion.contact[:, leg] & (np.linalg.norm(bend, axis=1) > 0.01)  # (a straight knee has no way)
+        assert np.abs(off[standing]).max() <= 15.0, (side, np.abs(off[standing]).max())

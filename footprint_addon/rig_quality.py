@@ -59,7 +59,7 @@ def rest_local(rig, bone, upright_point, upright):
 def sole_layout(binding, foot):
     """The sole points of a foot at rest: (name, carrying bone, point in upright armature space), in the
     order of SOLE_POINTS. The point on the rest sole (the binding's ground) below each joint: the back of the
-    heel (carried by the heel bone, or without one the sole under the ankle, carried by the foot), the ball
+    heel (carried by the heel bone, or without one the sole behind the ankle, carried by the foot), the ball
     (carried by the foot and by the toe: the sole bends there, and either side may dig in), and the toe tip
     (carried by the toe bone). A quadruped's paw (hoof) is its whole sole: the back of the paw, the ball and
     the tip, all carried by the paw bone."""
@@ -274,7 +274,7 @@ def measure(context, binding, motion, frames, terrain=None, probe=None):
               "feet": {}}
     for leg, foot in enumerate(feet):
         detail = report["feet"][foot] = {"heel_point": "heel bone" if foot in binding.heels else
-                                            "the paw's back" if binding.is_quadruped else "under the ankle"}
+                                            "the paw's back" if binding.is_quadruped else "behind the ankle"}
         # The sole against the ground: the deepest point over every frame, stance or swing.
         depth = sole_depth[:, :, leg]
         point, row = np.unravel_index(np.argmax(depth), depth.shape)

@@ -125,7 +125,7 @@ def test_a_walk_on_the_fbx_rig_keeps_its_legs_apart_its_knees_forward_and_its_fe
         bend = knees[foot] - hip - np.einsum("nd,nd->n", knees[foot] - hip, line)[:, None] * line
         off = np.degrees(np.arctan2(np.einsum("nd,nd->n", bend, left), np.einsum("nd,nd->n", bend, forward)))
         assert np.abs(off[steady]).max() < 25.0 and np.abs(off).max() < 45.0, (foot, np.abs(off).max())
-    # Feet, on the rig's own sole points (no heel bone: the sole under the ankle, carried by the foot).
+    # Feet, on the rig's own sole points (no heel bone: the sole behind the ankle, carried by the foot).
     names = [f"{P}{SIDES[f]}{part}" for f in feet for part in ("Foot", "ToeBase")]
     index = {name: i for i, name in enumerate(names)}
     soles = quality.sole_points(np.stack([m[name] for name in names], axis=1), index, binding, feet)
@@ -161,16 +161,20 @@ def test_a_walk_on_the_fbx_rig_swings_its_arms_turns_its_pelvis_and_steadies_its
 
 
 @pytest.mark.parametrize("speed", [0.8, 1.3])
-def test_the_fbx_rig_lands_pushes_off_and_swings_its_knee_as_people_walk(addon, mixamo_walk, speed):
-    """The knee at initial contact, in terminal stance, at toe-off and in swing within the norms (issue 28:
-    the loading knee peaked at 56 degrees). Not yet within them on this rig: the loading-response peak (31-35
-    degrees) and mid stance (13-16), and the pelvis (45-80 mm), over a stiffer heel than Rigify's (it has no
-    heel bone: the sole under the ankle)."""
+def test_the_fbx_rig_walks_with_the_knee_and_pelvis_of_people(addon, mixamo_walk, speed):
+    """At 0.8 m/s every phase of the knee and the pelvis within the norms (issue 28: the loading knee peaked at
+    56 degrees, the pelvis rode 125 mm low); at 1.3 m/s the knee at initial contact, in mid and terminal stance,
+    at toe-off and in swing. Not yet within them at 1.3: the loading-response peak (35 degrees) and the pelvis
+    (72 mm)."""
     _rig, binding, motion, m = mixamo_walk(gait_document(speed), fps=60)
     quality = module(addon, "rig_quality")
     knees = [quality.knee_flexion(m[f"{P}{SIDES[foot]}UpLeg"], m[f"{P}{SIDES[foot]}Leg"],
                                   quality.knee_bend_axis(binding, foot)) for foot in binding.feet]
-    assert_gait_profile(quality, knees, motion, None, ("initial contact", "terminal stance", "toe-off", "swing peak"))
+    if speed < 1.0:
+        assert_gait_profile(quality, knees, motion, m[P + "Hips"][:, 2, 3])
+    else:
+        assert_gait_profile(quality, knees, motion, None, ("initial contact", "mid stance", "terminal stance",
+                                                           "toe-off", "swing peak"))
 
 
 def test_a_run_on_the_fbx_rig_folds_its_swing_knee_and_bends_its_arms(addon, mixamo_walk):

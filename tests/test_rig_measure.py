@@ -162,18 +162,18 @@ def test_late_stance_is_the_second_half_of_single_support(addon):
 
 def test_what_the_rig_lacks_is_reported(addon, clean):
     """A Mixamo armature given Set up Leg IK has no heel bone: the report says so, measures the heel on the
-    sole under the ankle, and its knees bend forwards."""
+    sole behind the ankle, and its knees bend forwards."""
     rig = mixamo_armature()
     assert bpy.ops.footprint.import_json(filepath=FIG1) == {"FINISHED"}
     assert bpy.ops.footprint.setup_leg_ik(rig=rig.name) == {"FINISHED"}
     assert bpy.ops.footprint.measure_rig(rig=rig.name) == {"FINISHED"}
     report = rig_report()
     assert "heel bone (L, R)" in report["missing"]
-    assert {detail["heel_point"] for detail in report["feet"].values()} == {"under the ankle"}
+    assert {detail["heel_point"] for detail in report["feet"].values()} == {"behind the ankle"}
     assert all(detail["knee"]["min"] > 0.0 for detail in report["feet"].values())
     lines = module(addon, "footprint_addon.ui.panels").rig_report_lines(json.dumps(report))
     assert lines[0].startswith("Rig lacks: ") and "heel bone (L, R)" in lines[0]
-    assert any("sole under the ankle (no heel bone)" in line for line in lines)
+    assert any("sole behind the ankle (no heel bone)" in line for line in lines)
 
 
 def test_a_terrain_disabled_in_viewports_is_measured_as_the_solve_stood_on_the_footprints(addon, rig_scene):

@@ -57,6 +57,9 @@ REACH_FRACTION = 0.998  # of thigh + shin: the heel lifts before the IK chain lo
 # the sole's middle), the shorter.
 SOLE_UNDER_BONES = 0.05  # of the hip height: a biped without heel bones whose origin lies this close under its
 # lowest foot bone stands on its origin (its soles there, not at the ball joint)
+HEEL_BEHIND_ANKLE = 0.5  # of the ankle's height over the sole: where the back of a heel lies behind the ankle on a
+# rig without a heel bone (a human's heel bone reaches 4-5 cm behind the ankle joint, 7-8 cm up; Rigify's
+# metarig places its heel 3 cm behind a 8.5 cm ankle)
 SWING_CLEARANCE = 0.05  # l_nom: the sole's clearance at mid-swing. A rig's l_nom is near its full leg, so the
 # presets' 0.08 lifted the foot 8 cm and bent the Rigify human's knee 73 degrees in swing; 0.05 bends it 67
 # (gait data: about 60 at initial swing, Perry & Burnfield 2010, ch. 5)
@@ -344,8 +347,8 @@ def _measure(rig, binding, names):
             heels[f] = support[f] + (back - support[f] @ forward) * forward
         elif quadruped:  # no bone named for it: the paw's back, at the ball, is the sole's back
             heels[f] = support[f] + ((balls[f] - support[f]) @ forward) * forward
-        else:  # no heel bone: the sole under the ankle (said in the rig report)
-            heels[f] = np.array([ankles[f][0], ankles[f][1], ground])
+        else:  # no heel bone (said in the rig report): the sole behind the ankle, as a heel reaches
+            heels[f] = np.array([ankles[f][0], ankles[f][1], ground]) - HEEL_BEHIND_ANKLE * (ankles[f][2] - ground) * forward
     com = head(binding.body) + upright @ np.asarray(binding.com_offset, dtype=float)
     straight = {}
     if quadruped:  # the centre of mass between the hips (character._quadruped), and each leg straightened

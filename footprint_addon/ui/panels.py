@@ -142,7 +142,7 @@ def rig_report_lines(text):
                 sunk = f", sinks {depth * 1000:.1f} mm into the ground" if depth > 1e-3 else ""
                 lines.append(f"  leg {foot} {leg}{sunk}")
             continue
-        heel = "heel" if detail["heel_point"] == "heel bone" else "sole under the ankle (no heel bone)"
+        heel = "heel" if detail["heel_point"] == "heel bone" else "sole behind the ankle (no heel bone)"
         lines.append(f"On the rig, foot {foot}: ball moves {ball * 1000:.2f} mm{at(detail['ball_drift']['frame'])}, "
                      f"{heel} {report['heel_skate'][foot] * 1000:.2f} mm{at(detail['heel_drift']['frame'])}")
         extension = detail["leg_extension"]

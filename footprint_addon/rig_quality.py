@@ -110,7 +110,8 @@ def knee_phases(knee, motion, leg):
             return knee[(t >= start + p * cycle) & (t <= start + q * cycle)]
 
         rows.append([knee[np.argmin(np.abs(t - start))], over(0.0, 0.2).max(), over(0.2, 0.31).mean(),
-                     over(0.31, 0.5).mean(), knee[np.argmin(np.abs(t - lift))], knee[(t > lift) & (t < start + cycle)].max()])
+                     over(0.31, 0.5).mean(), knee[np.argmin(np.abs(t - lift))],
+                     knee[(t > lift) & (t < start + cycle)].max()])
     return np.array(rows).reshape(-1, len(KNEE_NORMS))
 
 

@@ -248,7 +248,8 @@ def _pose(problem, part, free, times, footprint_poses):
     """The motion's POSE arrays, in that order, at the times (in any order)."""
     sched, ch, terrain = part.schedule, part.character, part.terrain
     # The times asked, then each footprint's lift-off and contact instants: a swing starts from the pose the
-    # foot left in then, as the stance ends, and lands in the pose the stance starts in. One evaluation of the COM (and of its velocity at the banking windows' ends)
+    # foot left in then, as the stance ends, and lands in the pose the stance starts in. One evaluation of the
+    # COM (and of its velocity at the banking windows' ends)
     # and of the body for both.
     lift = np.maximum(np.nextafter(np.minimum(sched.track.liftoff, sched.end), -np.inf), sched.start)
     every = np.concatenate([times, lift, sched.track.contact])

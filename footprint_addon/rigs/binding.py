@@ -348,7 +348,8 @@ def _measure(rig, binding, names):
         elif quadruped:  # no bone named for it: the paw's back, at the ball, is the sole's back
             heels[f] = support[f] + ((balls[f] - support[f]) @ forward) * forward
         else:  # no heel bone (said in the rig report): the sole behind the ankle, as a heel reaches
-            heels[f] = np.array([ankles[f][0], ankles[f][1], ground]) - HEEL_BEHIND_ANKLE * (ankles[f][2] - ground) * forward
+            behind = HEEL_BEHIND_ANKLE * (ankles[f][2] - ground)
+            heels[f] = np.array([ankles[f][0], ankles[f][1], ground]) - behind * forward
     com = head(binding.body) + upright @ np.asarray(binding.com_offset, dtype=float)
     straight = {}
     if quadruped:  # the centre of mass between the hips (character._quadruped), and each leg straightened

@@ -311,7 +311,8 @@ class Problem:
         hip = orientation.hip_offsets_in_world(*orientation.body_angles(times, track, character), offsets)
         # The heel is a support only for a foot landed on it (a walking step); one landed from a flight or
         # beside another (a hop) comes down flat or on its toes.
-        landed_on_heel = walking_landings(track)[footprint] if character.heel_strike else np.zeros(footprint.shape, bool)
+        landed_on_heel = (walking_landings(track)[footprint] if character.heel_strike
+                          else np.zeros(footprint.shape, dtype=bool))
         heel = character.heel * landed_on_heel[..., None]
         # On its heel the leg reaches no farther than the rig's straight leg from the heel to its ankle allows.
         margins = self.weights.barrier_margin - self.weights.liftoff_margin  # the barrier's, less what it overshoots by
@@ -566,7 +567,8 @@ class Problem:
         unit_leg = leg / np.maximum(length, 1e-9)
         d_length = unit_leg - np.add.reduce(unit_leg * shift, 0) * dw  # (3, L, S)
         ground_row = np.concatenate([slope, -np.ones((1, len(low)))]) * low
-        dp = np.concatenate([dphys_dp, (d_length * (active * comfort_scale)).swapaxes(0, 1), ((d_length - shorter * dw) * over).swapaxes(0, 1),
+        dp = np.concatenate([dphys_dp, (d_length * (active * comfort_scale)).swapaxes(0, 1),
+                             ((d_length - shorter * dw) * over).swapaxes(0, 1),
                              ground_row[None]], axis=0)
         dp *= root_weight[:, None]
         return r, dp, complement * root_weight[0]

@@ -273,6 +273,8 @@ def test_the_knee_and_the_pelvis_move_as_people_walk_at_every_phase(addon, walk_
              for side in "LR"]
     quality = sys.modules[f"{addon}.footprint_addon.rig_quality"]
     assert_gait_profile(quality, knees, motion, m["DEF-spine"][:, 2, 3] if speed < 1.8 else None)
+    for bone in ("DEF-thigh.L", "DEF-shin.L", "DEF-thigh.R", "DEF-shin.R"):  # straighter legs, none stretched
+        assert np.linalg.norm(m[bone][:, :3, 1], axis=1).max() <= 1.01, bone
 
 
 def unit_rows(v):

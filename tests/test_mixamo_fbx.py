@@ -170,6 +170,7 @@ def test_the_fbx_rig_walks_with_the_knee_and_pelvis_of_people(addon, mixamo_walk
     quality = module(addon, "rig_quality")
     knees = [quality.knee_flexion(m[f"{P}{SIDES[foot]}UpLeg"], m[f"{P}{SIDES[foot]}Leg"],
                                   quality.knee_bend_axis(binding, foot)) for foot in binding.feet]
+    assert min(knee.min() for knee in knees) > -1.0  # never bent backwards (knee_flexion is signed)
     if speed < 1.0:
         assert_gait_profile(quality, knees, motion, m[P + "Hips"][:, 2, 3])
     else:

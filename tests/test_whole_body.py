@@ -275,6 +275,10 @@ def test_the_knee_and_the_pelvis_move_as_people_walk_at_every_phase(addon, walk_
     assert_gait_profile(quality, knees, motion, m["DEF-spine"][:, 2, 3] if speed < 1.8 else None)
     for bone in ("DEF-thigh.L", "DEF-shin.L", "DEF-thigh.R", "DEF-shin.R"):  # straighter legs, none stretched
         assert np.linalg.norm(m[bone][:, :3, 1], axis=1).max() <= 1.01, bone
+    for side, knee in zip("LR", knees):  # nor bent backwards, as nearly straight as they now are
+        thigh, shin = m[f"DEF-thigh.{side}"], m[f"DEF-shin.{side}"]
+        backwards = np.einsum("nd,nd->n", np.cross(thigh[:, :3, 1], shin[:, :3, 1]), thigh[:, :3, 0]) < 0.0
+        assert knee[backwards].max(initial=0.0) < 1.0, side
 
 
 def unit_rows(v):

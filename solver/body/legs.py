@@ -147,7 +147,8 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     reach = _leg_end(character)[2]  # (L,) each leg's
     # (F,) a biped's footprint a flight leaves from: a run's or a leap's (a quadruped's legs are issue 29's)
     run_flight = np.isin(tr.liftoff, schedule.flight_intervals[:, 0]) & (not character.is_quadruped)
-    anchor_reach = reach[np.repeat(np.arange(legs), sizes)] * np.where(
+    leg_reach = reach[np.repeat(np.arange(legs), sizes)]  # (anchors,) each anchor's leg's
+    anchor_reach = leg_reach * np.where(
         (footprint_of >= 0) & run_flight[np.maximum(footprint_of, 0)], RUN_REACH, 1.0)  # (anchors,)
     # Rows are (leg, time), leg-major; each leg's anchor is found among its own landings (one search per leg).
     t = np.tile(np.asarray(times, dtype=float), legs)
@@ -176,7 +177,7 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
         landing = np.flatnonzero(strikes > 0.0)
         strikes[landing] = np.maximum(strikes[landing], _toes_up(
             anchors_pos[landing], anchors_rot[landing], contact_hips[footprint_of[landing]], character,
-            reach[np.repeat(np.arange(legs), sizes)][landing]))
+            leg_reach[landing]))
     land_pos, land_rot = _about_heel(anchors_pos, anchors_rot, strikes, character)
     fp = footprint_of[k]
     roll_time = ROLL_FRACTION * (tr.liftoff[fp] - tr.contact[fp])

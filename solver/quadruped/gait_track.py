@@ -73,6 +73,10 @@ RAMP_ACCELERATION = 0.5  # g: the ramp's steepest acceleration at most (a half-c
 RAMP_STEPS = 16  # the ramp's speed is held in this many even steps (the path's distance stays piecewise linear
 # in time, as jumps.place shifts it); the footprints follow it within a millimetre of a smooth ramp
 MIN_TURN_RADIUS = 0.5  # hip heights: tighter, the inside feet would walk backwards
+EVENT_SPACING = 0.002  # seconds: the generator's events (touchdowns, lift-offs) closer than this are merged into
+# one time. A stand's held lift-off, a new gait's shifted start or a jump's stretched flight can fall a fraction of
+# a millisecond from another foot's event: a phase the solver refuses (schedule.MIN_PHASE) and no 60 fps frame
+# could show (an eighth of a frame; design: twice the solver's limit)
 STEP = 0.25  # hip heights: a riser no higher is stepped up or down within a stride (a walking or trotting
 # dog's paw swings well clear of a curb that high); a higher one is jumped (our choice, issue 18's "a step")
 
@@ -187,6 +191,7 @@ def layout(character, sections, turn_radius: float | None = None, preset_name: s
                 flights[done[0]] = lay.place(*done)
         flights[number] = lay.place(number, jump)
         placed.append((number, jump))
+    lay.merge_close_events()
     xy, heading = lay.positions()
     s_mid = lay.s_at(lay.placed())
     sigma = ground.sigma(xy, s_mid)
@@ -374,6 +379,17 @@ class _Layout:
                 step = np.where(x >= 1.0, 1.0, (np.floor(x * RAMP_STEPS) + 0.5) / RAMP_STEPS)
                 factor = np.minimum(factor, np.where(x <= 0.0, 0.0, 0.5 - 0.5 * np.cos(np.pi * step)))
         self.starts, self.speeds = edges, base * factor
+
+    def merge_close_events(self):
+        """Every run of events less than EVENT_SPACING apart, one after another, moved to its first's time (a
+        standing start's 0 stays 0); each foot's own events are a swing or a stance apart, far more."""
+        times = np.concatenate([self.contact, self.liftoff])
+        order = np.argsort(times, kind="stable")
+        ordered = times[order]
+        starts = np.concatenate([[True], np.diff(ordered) >= EVENT_SPACING])
+        merged = np.empty_like(times)
+        merged[order] = ordered[starts][np.cumsum(starts) - 1]
+        self.contact, self.liftoff = merged[:len(self.contact)], merged[len(self.contact):]
 
     def placed(self, rows=None):
         """When the body is where each footprint at rows lies under its hip: mid-stance; a standing start's

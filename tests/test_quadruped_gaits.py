@@ -437,6 +437,8 @@ def test_standing_footprints_and_the_track_width(solver):
     order = np.argsort(track.contact, kind="stable")
     first, last = order[:4], order[-4:]
     hips = track_hips(solver, dog, track, "trot", speed)
+    standing = np.isin(np.arange(len(track)), np.concatenate([first, last]))
+    hips[standing, 0] = dog.hip_offsets[[dog.feet.index(f) for f in track.feet[standing]], 0] * gaits.STAND_WIDTH
     assert sorted(track.feet[first]) == sorted(dog.feet) and np.all(track.contact[first] == 0.0)
     assert np.allclose(track.positions[first, :2], hips[first, :2], atol=1e-9)  # the body at the path's start
     # The first diagonal lifts a quick step before it lands again (no earlier than STAND periods), the other
@@ -470,8 +472,9 @@ def test_standing_footprints_and_the_track_width(solver):
                    & (track.liftoff[inner] < track.contact[last].min() - 2 * period)]
     lh = steady[track.feet[steady] == "LH"]
     assert len(lh) >= 3 and np.allclose(np.diff(np.sort(track.positions[lh, 1])), speed * period, rtol=1e-6)
-    # The track width: a quarter of the hips' at a trot (Froude 0.57), the standing footprints' too.
-    assert np.allclose(np.abs(track.positions[:, 0]), gaits.TROT_WIDTH * 0.125, atol=1e-9)
+    # The track width: a quarter of the hips' at a trot (Froude 0.57); standing, nearly square (STAND_WIDTH).
+    assert np.allclose(np.abs(track.positions[~standing, 0]), gaits.TROT_WIDTH * 0.125, atol=1e-9)
+    assert np.allclose(np.abs(track.positions[standing, 0]), gaits.STAND_WIDTH * 0.125, atol=1e-9)
     assert gaits.GAITS["trot"].width_at(0.0) == 1.0 and gaits.GAITS["walk"].width_at(0.25) == pytest.approx(0.9)
     square = module.gait_track(dog, "trot", speed, 10.0, width=1.0)
     assert np.allclose(np.abs(square.positions[:, 0]), 0.125, atol=1e-9)

@@ -27,9 +27,10 @@ and fore masses apart sideways every step; `width` gives one fraction for all in
 
 Standing start and stop (`stand`: off by default here, where a track is a stretch of a longer motion and the
 footfall phases are the gait's throughout; on in the add-on's tools): the animal stands on all four feet at the
-path's start, each foot's first footprint under its hip (along the body; across it at the gait's track width:
-square footprints left the first trot diagonal standing alone on feet half a hip width out, and the body's line
-started 8 to 20 degrees askew), held from time 0 until the lift-off the gait asks for, the first lift-off STAND
+path's start, each foot's first footprint under its hip (along the body; across it nearly square, at
+gaits.STAND_WIDTH of the hips' or the gait's track width if wider: at a trot's quarter the wolf stood with its fore
+paws 6 cm apart under shoulders 25 cm apart; with the quick first step below, a dog's trot at 2 m/s keeps its
+body's line within 2.8 degrees of the path, 1.4 at the trot's width), held from time 0 until the lift-off the gait asks for, the first lift-off STAND
 stride periods after 0; the first feet to lift are held on until a quick step (QUICK_STEP) before their next
 touchdown where that keeps the footfalls' order, so the others stand alone only briefly. The body stays at
 rest until that first step lands (the solver ties the first knot's velocity to the next one's: at rest at
@@ -407,7 +408,8 @@ class _Layout:
         if self.width is not None:
             return np.full(len(run), float(self.width))
         h = self.character.leg_length_nominal
-        return np.array([plan["gait"].width_at(gaits.froude(plan["speed"], h)) for plan in self.runs])[run]
+        width = np.array([plan["gait"].width_at(gaits.froude(plan["speed"], h)) for plan in self.runs])[run]
+        return np.where(self.standing[rows] > 0, np.maximum(width, gaits.STAND_WIDTH), width)
 
     def place(self, number, jump):
         """Fly the jump (jumps.place) after the last one placed; its Flight."""

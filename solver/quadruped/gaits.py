@@ -68,6 +68,9 @@ class Gait:
 # time, nearly single-track; the canter and gallops lead with one foot of each pair and land near the midline;
 # the bound and the pronk put both feet of a pair down together (no sway to take out) and keep them square.
 WALK_WIDTH, TROT_WIDTH, GALLOP_WIDTH = 0.8, 0.25, 0.4
+STAND_WIDTH = 0.7  # a standing animal's footprints at least this far out: nearly square, its fore paws near
+# under its shoulders (design; a stand at a trot's quarter put the wolf's fore paws 6 cm apart under hips 25 cm
+# apart; at 0.8 the first trot diagonal swung the body's line 3.1 degrees off the path, at 0.7 2.8)
 GAITS = {gait.name: gait for gait in (
     # lateral-sequence walk: LH, LF, RH, RF a quarter stride apart; three or four feet down, never none
     Gait("walk", {"LH": 0.0, "LF": 0.25, "RH": 0.5, "RF": 0.75}, (0.75, 0.55), (0.01, 1.0), WALK_WIDTH),

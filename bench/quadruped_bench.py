@@ -31,7 +31,7 @@ def run(repeats=7):
     import bpy  # noqa: F401  (as in Blender and every command line call)
 
     dog = preset("dog")
-    stride = gaits.stride_length(2.0, dog.leg_length_nominal)
+    stride = gaits.stride_of(gaits.GAITS["trot"], 2.0, dog)
 
     def trot(strides):
         return gait_track(dog, "trot", 2.0, strides * stride - 1e-6)

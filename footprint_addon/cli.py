@@ -118,7 +118,7 @@ def _gait(args):
           f"-> {args.output}")
     for flight in laid.flights:
         print(f"gait: {flight.jump.describe(flight.number)}: a {flight.gait} flight of {flight.duration:.3f} s at "
-              f"{flight.speed:g} m/s, rising {flight.rise:.2f} m, landing {flight.dz:+.2f} m")
+              f"{flight.speed:.3g} m/s, rising {flight.rise:.2f} m, landing {flight.dz:+.2f} m")
     return 0
 
 

@@ -236,22 +236,26 @@ def measure(context, binding, motion, frames, terrain=None, probe=None):
     ankle_height: at mid-stance (the foot flat on its footprint) the ankle's height over the ground minus
         its rest height over the rest sole, the largest in size (signed: + the ankle rides high).
     ball_skate / heel_skate: how far the sole under the ball moves while it is planted on one footprint
-        (the foot on it, not rolling down from a heel strike), and the sole at the back of the heel while it
-        is (the foot on it, the heel not lifted), from where each was planted.
+        (the foot on it, not rolling down from a heel strike; a quadruped's paw: its tip, which it rolls
+        onto), and the sole at the back of the heel while it is (the foot on it, the heel not lifted), from
+        where each was planted.
     ball_off_footprint: how far, seen from above, the ball joint is from the toe of its footprint while
         the ball is planted.
     leg_extension: the largest hip-to-ankle distance over thigh + shin (1: straight; above: stretched).
     knee: flexion (0 straight, negative hyperextended): the least, the most in stance, the peak in swing,
         the most over mid/terminal stance (the second half of single support).
+    bone_stretch: the deform bone whose length strays furthest from its rest length (IK stretching or
+        squashing it: the skin follows), by how much (a fraction: +0.02 is 2 % longer) and on which frame.
     missing: what the rig lacks (the binding's missing_parts), so the measure is read with it in mind.
     """
     feet = list(binding.feet)
     frames = np.asarray(frames, dtype=int)
     rig = binding.rig
     shins = {f: getattr(rig.data.bones[binding.ankles[f]].parent, "name", None) for f in feet}
+    deform = [bone.name for bone in rig.data.bones if bone.use_deform]
     bones = list(dict.fromkeys(
         [binding.hips[f] for f in feet] + [binding.ankles[f] for f in feet] + [binding.balls[f] for f in feet]
-        + [binding.heels[f] for f in feet if f in binding.heels] + [shins[f] for f in feet if shins[f]]))
+        + [binding.heels[f] for f in feet if f in binding.heels] + [shins[f] for f in feet if shins[f]] + deform))
     index = {bone: i for i, bone in enumerate(bones)}
     matrices = evaluated_matrices(context, rig, bones, frames)
     heads = matrices[..., :3, 3]
@@ -272,6 +276,7 @@ def measure(context, binding, motion, frames, terrain=None, probe=None):
     report = {"frames": len(frames), "frame_range": [int(frames[0]), int(frames[-1])] if len(frames) else None,
               "unit": "metres", "angle_unit": "degrees", "missing": list(binding.missing_parts),
               "ball_skate": {}, "heel_skate": {}, "ball_off_footprint": {}, "leg_extension": {}, "below_ground": {},
+              "bone_stretch": _worst_stretch(matrices[:, [index[name] for name in deform]], deform, frames, scale),
               "feet": {}}
     for leg, foot in enumerate(feet):
         detail = report["feet"][foot] = {"heel_point": "heel bone" if foot in binding.heels else
@@ -292,7 +297,9 @@ def measure(context, binding, motion, frames, terrain=None, probe=None):
         # heel until it lifts (it rolls about it at a heel strike).
         ball_planted = motion.contact[:, leg] & (motion.toe_pivot[:, leg] >= 0.0)
         heel_planted = motion.contact[:, leg] & (motion.toe_pivot[:, leg] <= 0.0)
-        ball_move, ball_row = stance_drift(soles[2, :, leg], np.where(ball_planted, motion.footprint[:, leg], -1))
+        # (A paw rolls onto its tip, the sole's last point on the ground: that stays.)
+        rolled_about = soles[3 if binding.is_quadruped else 2, :, leg]
+        ball_move, ball_row = stance_drift(rolled_about, np.where(ball_planted, motion.footprint[:, leg], -1))
         heel_move, heel_row = stance_drift(soles[0, :, leg], np.where(heel_planted, motion.footprint[:, leg], -1))
         report["ball_skate"][foot], report["heel_skate"][foot] = ball_move, heel_move
         detail["ball_drift"] = {"move": ball_move, "frame": None if ball_row is None else int(frames[ball_row])}
@@ -307,6 +314,21 @@ def measure(context, binding, motion, frames, terrain=None, probe=None):
             knee_flexion(matrices[:, index[binding.hips[foot]]], matrices[:, index[shins[foot]]],
                          knee_bend_axis(binding, foot)), frames, motion.contact, leg)
     return report
+
+
+def bone_stretch(matrices, object_scale):
+    """(frames, bones) each bone's length on the evaluated rig over its rest length, less 1, from its world
+    matrices (frames, bones, 4, 4): the pose's scale along the bone (its Y axis) over the object's."""
+    return np.linalg.norm(matrices[..., :3, 1], axis=-1) / object_scale - 1.0
+
+
+def _worst_stretch(matrices, names, frames, object_scale):
+    """The report's bone_stretch: the bone, its stretch and frame; None for a rig without deform bones."""
+    if not names or not len(frames):
+        return None
+    stretch = bone_stretch(matrices, object_scale)
+    row, column = np.unravel_index(np.argmax(np.abs(stretch)), stretch.shape)
+    return {"bone": names[column], "stretch": float(stretch[row, column]), "frame": int(frames[row])}
 
 
 def _knee_report(flexion, frames, contact, leg):

@@ -51,6 +51,11 @@ class Character:
     # at 6.5 Hz (sqrt(k / (share (1 - share))) / 2 pi), above a gallop's 2-3 Hz stride
     leg_lengths: np.ndarray | None = None  # (legs, 2) nominal and maximal length of each leg, when they
     # differ (a limp, a lopsided gait: Torkos eq. 4, each leg its own l); None: all legs the two above
+    leg_ends: np.ndarray | None = None  # (legs, 4) a quadruped rig's: where each leg's bone chain ends on its
+    # paw (the ball joint; a hoof's fetlock), along and up the foot frame from the support point, the farthest
+    # the chain reaches from the hip to it, and the paw's tip ahead of the support point. The paw rolls onto
+    # its tip, or is drawn in, to keep the chain within reach (body/legs.py); None: the leg ends at the
+    # support point (or a biped rig's ankle)
 
     @property
     def nominal_lengths(self) -> np.ndarray:
@@ -82,7 +87,8 @@ class Character:
         """The same character with every length times factor (a rig object scaled in the world)."""
         lengths = {name: getattr(self, name) * factor for name in LENGTHS}
         legs = None if self.leg_lengths is None else self.leg_lengths * factor
-        return replace(self, hip_offsets=self.hip_offsets * factor, **lengths, leg_lengths=legs,
+        ends = None if self.leg_ends is None else self.leg_ends * factor  # (all four lengths)
+        return replace(self, hip_offsets=self.hip_offsets * factor, **lengths, leg_lengths=legs, leg_ends=ends,
                        ankle_offset=None if self.ankle_offset is None else tuple(factor * np.asarray(self.ankle_offset)))
 
     @property
@@ -115,6 +121,8 @@ class Character:
                if self.ankle_offset is not None else {}),
             **({"leg_lengths": {foot: [float(v) for v in pair] for foot, pair in zip(self.feet, self.leg_lengths)}}
                if self.leg_lengths is not None else {}),
+            **({"leg_ends": {foot: [float(v) for v in end] for foot, end in zip(self.feet, self.leg_ends)}}
+               if self.leg_ends is not None else {}),
         }
 
 
@@ -137,21 +145,26 @@ def _biped(name, hip_half_width, hip_drop, l_nom, l_max, foot_length, foot_width
 
 
 QUADRUPED_REACH = 1.08  # a quadruped's l_max / l_nom: its legs stand flexed, straightened they reach further
+QUADRUPED_NOMINAL = 0.985  # the most a quadruped leg's l_nom is of its l_max: a leg that stands nearly straight
+# (Rigify's wolf and horse front legs, within 1-2 % of their reach) is comfortable a little flexed, as a biped's is
+# (binding.NOMINAL_FRACTION); with l_nom at its rest length the barrier stood 4 mm above it and a pronk's solve
+# stalled against it
 
 
-def _quadruped(name, half_width, hind, fore, fore_share, foot_length, foot_width, reach=QUADRUPED_REACH):
+def _quadruped(name, half_width, hind, fore, fore_share, foot_length, foot_width, reach=(QUADRUPED_REACH,) * 2):
     """A quadruped from its hips' (y, height) in the rest pose, hind and fore (metres, +Y forward, ground at
     0): the centre of mass between them, fore_share of the way to the fore hips (a dog carries about 60 %
     of its weight on its forelegs); l_nom the mean hip height standing, l_max reach times it (the
     standing legs are flexed; straightened, they reach further); each leg's nominal length its own hips'
-    height, its maximal reach times that (Torkos eq. 4: each leg its own length)."""
+    height, its maximal reach[0] (hind) or reach[1] (fore) times that (Torkos eq. 4: each leg its own length)."""
     com_y = hind[0] + fore_share * (fore[0] - hind[0])
     com_z = 0.5 * (hind[1] + fore[1])
     hips = np.array([[-half_width, hind[0] - com_y, hind[1] - com_z], [half_width, hind[0] - com_y, hind[1] - com_z],
                      [-half_width, fore[0] - com_y, fore[1] - com_z], [half_width, fore[0] - com_y, fore[1] - com_z]])
     l_nom = com_z
-    legs = np.array([[hind[1], reach * hind[1]]] * 2 + [[fore[1], reach * fore[1]]] * 2)  # each pair its hips' height
-    return Character(name, QUADRUPED_FEET, hips, l_nom, reach * l_nom, foot_length, foot_width,
+    legs = np.array([[hind[1], reach[0] * hind[1]]] * 2 + [[fore[1], reach[1] * fore[1]]] * 2)  # its hips' height
+    legs[:, 0] = np.minimum(legs[:, 0], QUADRUPED_NOMINAL * legs[:, 1])
+    return Character(name, QUADRUPED_FEET, hips, l_nom, QUADRUPED_REACH * l_nom, foot_length, foot_width,
                      fore_share=fore_share, leg_lengths=legs)
 
 
@@ -161,9 +174,11 @@ PRESETS: dict[str, Character] = {
     "dinosaur": _biped("dinosaur", 0.30, 0.15, 1.60, 1.80, 0.55, 0.35),
     # Blender's bundled Rigify metarigs (wolf, cat, horse), measured in their rest pose: hips' (y, height)
     # from the hind and fore leg chains' heads (thigh / front_thigh, upper_arm), half the hips' width.
-    "dog": _quadruped("dog", 0.125, (-0.342, 0.738), (0.316, 0.690), 0.6, 0.08, 0.06),
-    "cat": _quadruped("cat", 0.030, (-0.115, 0.246), (0.129, 0.202), 0.6, 0.035, 0.03),
-    "horse": _quadruped("horse", 0.178, (-0.624, 1.409), (0.690, 1.160), 0.6, 0.12, 0.12),
+    # Each pair's reach (hind, fore) is what the generated rig's legs give (binding: the farthest the hip stands
+    # over the flat paw with the bone chain within its reach): Rigify's paws stand within 0.2-3 % of it.
+    "dog": _quadruped("dog", 0.125, (-0.342, 0.738), (0.316, 0.690), 0.6, 0.08, 0.06, (1.031, 1.012)),
+    "cat": _quadruped("cat", 0.030, (-0.115, 0.246), (0.129, 0.202), 0.6, 0.035, 0.03, (1.012, 1.031)),
+    "horse": _quadruped("horse", 0.178, (-0.624, 1.409), (0.690, 1.160), 0.6, 0.12, 0.12, (1.002, 1.017)),
 }
 QUADRUPEDS = tuple(name for name, character in PRESETS.items() if character.is_quadruped)
 

@@ -237,6 +237,16 @@ def paw_deform_bones(rig, paw):
     return found
 
 
+def paw_tips(rig, matrices, paws):
+    """(frames, feet, 3) the tail of each paw's own deform bone (its tip, which it rolls onto), from world
+    matrices (frames, bones, 4, 4) of the paws' deform bones in paw_deform_bones' order, feet one after another."""
+    first = np.cumsum([0] + [len(group) for group in paws])[:-1]
+    lengths = np.array([rig.data.bones[group[0]].length for group in paws])
+    tips = np.zeros(matrices.shape[:1] + (len(paws), 4))
+    tips[..., 1], tips[..., 3] = lengths, 1.0
+    return np.einsum("fkij,fkj->fki", matrices[:, first], tips)[..., :3]
+
+
 def stance_drift(motion, leg, points):
     """The largest move (metres) of any point (frames, points, 3) from where it was when its foot was
     planted, over every stance of the leg; and how many stances."""

@@ -125,7 +125,8 @@ def test_a_dog_trots_along_a_bezier_s_curve_every_foot_under_its_hip(modules, cl
     assert errors.max() <= 0.05, errors.max()
     assert np.ptp(turn) > 1.0  # it does turn, both ways
     assert all(abs(o.location.z) <= 1e-6 for o in objs)  # no terrain: level at the curve's start
-    stride = modules("solver.quadruped.gaits").stride_length(2.5, dog.leg_length_nominal)
+    gaits = modules("solver.quadruped.gaits")
+    stride = gaits.stride_of(gaits.GAITS["trot"], 2.5, dog)
     assert arc[-1] - stride <= along.max() <= arc[-1]
     # The speed from the footprints alone: the body each stands under, placed on the curve, per unit time.
     toe_right = np.column_stack([np.cos([heading_of(o) for o in objs]), np.sin([heading_of(o) for o in objs])])

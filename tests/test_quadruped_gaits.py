@@ -48,8 +48,7 @@ def track_hips(solver, character, track, gait, speed):
 
 def stride_of(solver, character, gait, speed):
     gaits = solver("quadruped.gaits")
-    h = character.leg_length_nominal
-    return gaits.stride_length(speed, h), gaits.GAITS[gait]
+    return gaits.stride_of(gaits.GAITS[gait], speed, character), gaits.GAITS[gait]
 
 
 @pytest.mark.parametrize("slope", [None, 15.0, -15.0], ids=["flat", "up15", "down15"])
@@ -60,9 +59,16 @@ def test_footfall_order_phases_and_speed_are_the_gaits(solver, name, gait, speed
     character, track = make(solver, name, gait, speed, terrain=terrain)
     stride, template = stride_of(solver, character, gait, speed)
     period = stride / speed
-    # Alexander 1976: stride / hip height = 2.3 Fr^0.3
-    froude = speed ** 2 / (9.81 * character.leg_length_nominal)
-    assert stride / character.leg_length_nominal == pytest.approx(2.3 * froude ** 0.3, rel=1e-9)
+    # Alexander 1976: stride / hip height = 2.3 Fr^0.3, or shorter where a stance of the gait's duty factor
+    # would sweep a leg past its reach with the girdle at GIRDLE_AT_ENDS of standing (gaits.stance_reach)
+    gaits = solver("quadruped.gaits")
+    h = character.leg_length_nominal
+    froude = speed ** 2 / (9.81 * h)
+    reach = gaits.stance_reach(character)
+    assert np.all(reach ** 2 / 4 + (gaits.GIRDLE_AT_ENDS * character.nominal_lengths) ** 2
+                  == pytest.approx(character.max_lengths ** 2))
+    duty = template.duty_at(froude)
+    assert stride == pytest.approx(min(2.3 * froude ** 0.3 * h, reach.min() / duty), rel=1e-9)
     first = {foot: np.sort(track.contact[track.feet == foot]) for foot in template.phases}
     reference = min(template.phases, key=template.phases.get)
     for foot, phase in template.phases.items():  # each stride's touchdowns, relative to the first foot's
@@ -127,7 +133,9 @@ def test_a_turn_is_honoured_by_every_foot(solver):
     character, track = make(solver, "dog", "trot", 3.0, distance=8.0, turn_radius=4.0)
     # Every footprint's heading is the path's at its mid-stance, turning left (counter-clockwise).
     order = np.argsort(track.contact)
-    assert np.all(np.diff(track.headings[order]) >= -1e-12) and track.headings.max() == pytest.approx(2.0, abs=0.2)
+    stride = solver("quadruped.gaits").stride_of(solver("quadruped.gaits").GAITS["trot"], 3.0, character)
+    assert np.all(np.diff(track.headings[order]) >= -1e-12)
+    assert track.headings.max() == pytest.approx(2.0, abs=stride / 4.0)  # (whole strides: up to one more)
     # ...and each foot lands under its hip (across the path at the trot's track width), turned with the path:
     # the inside feet on a smaller circle.
     centre = np.array([-4.0, 0.0])
@@ -138,7 +146,8 @@ def test_a_turn_is_honoured_by_every_foot(solver):
     # A right turn (negative radius): headings fall, the right feet on the inner circle.
     _character, right = make(solver, "dog", "trot", 3.0, distance=8.0, turn_radius=-4.0)
     order = np.argsort(right.contact)
-    assert np.all(np.diff(right.headings[order]) <= 1e-12) and right.headings.min() == pytest.approx(-2.0, abs=0.2)
+    assert np.all(np.diff(right.headings[order]) <= 1e-12)
+    assert right.headings.min() == pytest.approx(-2.0, abs=stride / 4.0)
     radius = np.linalg.norm(right.positions[:, :2] - np.array([4.0, 0.0]), axis=1)
     assert radius[np.isin(right.feet, ["RH", "RF"])].max() < radius[np.isin(right.feet, ["LH", "LF"])].min()
 
@@ -188,7 +197,8 @@ def test_the_optimiser_starts_a_quadruped_where_its_hips_put_its_body(solver):
     instead of 20 (29), and a biped, whose hips are beside its centre, starts where it did
     (Problem.initial_free)."""
     character = solver("character").preset("dog")
-    stride = solver("quadruped.gaits").stride_length(2.0, character.leg_length_nominal)
+    gaits = solver("quadruped.gaits")
+    stride = gaits.stride_of(gaits.GAITS["trot"], 2.0, character)
     _character, track = make(solver, "dog", "trot", 2.0, distance=12 * stride - 1e-6)
     optimizer = solver("biped").solve(track).report["optimizer"]
     assert optimizer["converged"] and optimizer["iterations"] <= 17 and optimizer["evaluations"] <= 23, optimizer
@@ -218,14 +228,15 @@ def test_gait_changes_along_one_path_are_one_track(solver):
     gaits = solver("quadruped.gaits")
     h = dog.leg_length_nominal
     order = np.argsort(track.contact, kind="stable")
-    per_section = [max(int(np.ceil(s.distance / gaits.stride_length(s.speed, h))), 1) * 4 for s in sections]
+    per_section = [max(int(np.ceil(s.distance / gaits.stride_of(gaits.GAITS[s.gait], s.speed, dog))), 1) * 4
+                   for s in sections]
     assert len(track) == sum(per_section)
     first = 0
     for section, count in zip(sections, per_section):
         rows = order[first:first + count]
         first += count
         template = gaits.GAITS[section.gait]
-        period = gaits.stride_length(section.speed, h) / section.speed
+        period = gaits.stride_of(gaits.GAITS[section.gait], section.speed, dog) / section.speed
         lh = np.sort(track.contact[rows][track.feet[rows] == "LH"])
         for foot, phase in template.phases.items():
             mine = np.sort(track.contact[rows][track.feet[rows] == foot])
@@ -282,7 +293,8 @@ def hip_places(character, track, centre, along, hips):
 def test_a_path_given_as_a_polyline_is_honoured_by_every_foot(solver, name, gait, speed):
     """Torkos §3.4: footprints along a curved path. An S-curve (two 3 m arcs, left then right) given as
     points 5 cm apart (a Bezier's samples): every footprint lies under its hip where the body passes at its
-    mid-stance on the exact curve (0.02 mm off at most), turned with the path's tangent there (0.002 degrees),
+    mid-stance on the exact curve (0.02 mm off; 1.4 mm on the S's inflection), turned with the path's tangent
+    there (0.002 degrees; 0.21 on the inflection),
     and the body moves along the path at the speed asked (within 0.1 %, measured from the footprints alone:
     each foot's place along the exact curve, less its hip's offset, stride after stride). Across the path
     "under its hip" is at the gait's track width (gaits.Gait.width_at)."""
@@ -292,12 +304,14 @@ def test_a_path_given_as_a_polyline_is_honoured_by_every_foot(solver, name, gait
     points, _heading = centre(np.linspace(0.0, length, int(length / 0.05) + 1))
     laid = module.layout(character, [module.Section(gait, speed, length - 2.0)], path=points)
     track = laid.track
-    mid = 0.5 * (track.contact + track.liftoff)
-    assert np.allclose(laid.along, speed * mid)  # flat ground, one speed, from the curve's first point
+    mid = 0.5 * (track.contact + track.liftoff)  # flat ground, one speed, from the curve's first point (the
+    # events, merged, a millisecond off the body's place: gait_track.EVENT_SPACING)
+    assert np.allclose(laid.along, speed * mid, rtol=0.0, atol=speed * module.EVENT_SPACING)
     hips = track_hips(solver, character, track, gait, speed)
-    places, heading = hip_places(character, track, centre, speed * mid, hips)
-    assert np.abs(track.positions[:, :2] - places).max() <= 5e-5
-    assert np.degrees(np.abs(np.angle(np.exp(1j * (track.headings - heading))))).max() <= 0.002
+    places, heading = hip_places(character, track, centre, laid.along, hips)
+    assert np.abs(track.positions[:, :2] - places).max() <= 2e-3  # (0.02 mm but at the S's inflection, whose
+    # step in curvature the spline through 5 cm samples rounds: a footprint there is up to 1.4 mm off)
+    assert np.degrees(np.abs(np.angle(np.exp(1j * (track.headings - heading))))).max() <= 0.25  # (0.002 off it)
     assert np.ptp(track.headings) == pytest.approx(np.pi / 2, abs=0.3)  # it does turn, both ways
     # The speed along the path, from the footprints: the body each one stands under (the footprint less its
     # hip's offset, turned by its heading), placed on the exact curve, advances v per unit time.
@@ -325,7 +339,7 @@ def test_a_circle_given_as_a_polyline_is_the_turn_radius_track(solver):
         circle = module.gait_track(character, "trot", 3.0, 12.0, turn_radius=radius)
         polyline = module.gait_track(character, "trot", 3.0, 12.0, path=points)
         assert np.abs(circle.positions - polyline.positions).max() <= 2e-5
-        assert np.abs(circle.headings - polyline.headings).max() <= 1e-5
+        assert np.abs(np.angle(np.exp(1j * (circle.headings - polyline.headings)))).max() <= 1e-5  # (at +-pi)
         assert np.array_equal(circle.contact, polyline.contact) and np.array_equal(circle.feet, polyline.feet)
 
 
@@ -340,12 +354,11 @@ def test_a_speed_ramp_walks_trots_and_gallops_as_one_track(solver):
     assert [n for k, n in enumerate(names) if k == 0 or names[k - 1] != n] == ["walk", "trot", "rotary_gallop"]
     speeds = [s.speed for s in sections]
     assert np.all(np.diff(speeds) > 0) and speeds[0] > 1.0 and speeds[-1] <= 6.0
-    h = character.leg_length_nominal
     for s in sections:
         assert s.gait == gaits.choose("auto", s.speed, character).name
-    covered = sum(np.ceil(s.distance / gaits.stride_length(s.speed, h)) * gaits.stride_length(s.speed, h)
-                  for s in sections)
-    assert covered == pytest.approx(20.0, abs=gaits.stride_length(6.0, h))
+    strides = [gaits.stride_of(gaits.GAITS[s.gait], s.speed, character) for s in sections]
+    covered = sum(np.ceil(s.distance / stride) * stride for s, stride in zip(sections, strides))
+    assert covered == pytest.approx(20.0, abs=strides[-1])
     centre, length = s_curve(radius=8.0)
     points, _h = centre(np.linspace(0.0, length, 1001))
     track = module.sections_track(character, sections, path=points)
@@ -393,7 +406,7 @@ def test_a_standing_start_and_stop_keep_the_body_straight(solver, name, gait, sp
     """Issue 18's body at the ends of a track and mid-track. Started and stopped mid-gait on the hips' lines
     (the old tracks) one mass has nothing under it at the first contact and the last lift-off, and the two
     drift apart sideways: the hind-to-fore line is more than 10 degrees askew at an end. Standing on all four
-    feet at both ends it is within 3 degrees, the body nearly at rest (under a fifth of the gait's speed); at
+    feet at both ends it is within 3 degrees, the body nearly at rest (under a quarter of the gait's speed); at
     the gait's track width the line and the spine's bend swing less mid-track; physical either way."""
     character = solver("character").preset(name)
     module = solver("quadruped.gait_track")
@@ -416,7 +429,8 @@ def test_a_standing_start_and_stop_keep_the_body_straight(solver, name, gait, sp
     assert np.all(old_speed > 0.9 * speed)  # the old ends: moving at full speed (and askew before the back's
     # sideways stiffness, two_mass.SPINE_STRAIGHT: -23 / +25 degrees; 8 / 2 degrees with it)
     assert np.abs(ends).max() < 3.0, ends
-    assert np.all(rest < 0.2 * speed), rest
+    assert np.all(rest < 0.25 * speed), rest  # (a dog's trot at 2 m/s, its stride shortened to its front legs'
+    # reach: 0.22 at the first frame, 0.19 with Alexander's stride)
     assert line < line_bound, (line, old_line)
     assert bend < bend_bound, (bend, old_bend)
 
@@ -430,10 +444,10 @@ def test_standing_footprints_and_the_track_width(solver):
     bad options are refused naming them."""
     module, gaits = solver("quadruped.gait_track"), solver("quadruped.gaits")
     dog = solver("character").preset("dog")
-    h, speed = dog.leg_length_nominal, 2.0
+    speed = 2.0
     laid = module.layout(dog, [module.Section("trot", speed, 10.0)], stand=(True, True))
     track = laid.track
-    period = gaits.stride_length(speed, h) / speed
+    period = gaits.stride_of(gaits.GAITS["trot"], speed, dog) / speed
     order = np.argsort(track.contact, kind="stable")
     first, last = order[:4], order[-4:]
     hips = track_hips(solver, dog, track, "trot", speed)
@@ -517,3 +531,19 @@ def test_every_speed_of_every_gait_writes_a_track_the_solver_takes(solver):
     character = solver("character").preset("dog")
     motion = solver("biped").solve(gait_track.gait_track(character, "trot", 2.85, 10.0, stand=True), character)
     assert motion.report["optimizer"]["converged"]
+
+
+@pytest.mark.parametrize("name, gait, speed", [("horse", "canter", 6.0), ("horse", "gallop", 10.0),
+                                               ("dog", "canter", 4.0)])
+def test_the_lead_follows_the_turn(solver, name, gait, speed):
+    """Canter and transverse gallop on circles of +12 and -12 m (left and right): the inside fore leads (lands
+    last of the fores) in every stride; a straight path keeps the template's left lead. Before, every stride
+    was on the left lead: on a right circle a counter-canter."""
+    character = solver("character").preset(name)
+    module = solver("quadruped.gait_track")
+    for radius, inside in ((12.0, "LF"), (-12.0, "RF"), (None, "LF")):
+        track = module.gait_track(character, gait, speed, 40.0, turn_radius=radius)
+        feet = track.feet[np.argsort(track.contact, kind="stable")]
+        fores = [f for f in feet if f in ("LF", "RF")]
+        leads = [fores[k + 1] for k in range(0, len(fores) - 1, 2)]
+        assert len(leads) >= 6 and all(lead == inside for lead in leads), (radius, leads)

@@ -44,7 +44,8 @@ def test_footprints_stand_on_a_hill_and_the_ramp_at_the_speed_along_the_ground(s
     track = laid.track
     assert np.abs(track.positions[:, 2] - hill.heights(track.positions[:, :2])).max() <= 1e-3
     assert track.positions[:, 2].max() == pytest.approx(2.0 * math.tan(math.radians(15.0)), abs=1e-3)
-    period = solver("quadruped.gaits").stride_length(2.0, dog.leg_length_nominal) / 2.0
+    gaits = solver("quadruped.gaits")
+    period = gaits.stride_of(gaits.GAITS["trot"], 2.0, dog) / 2.0
     for foot in dog.feet:
         mine = track.positions[track.feet == foot][np.argsort(track.contact[track.feet == foot])]
         advance = np.linalg.norm(np.diff(mine, axis=0), axis=1) / period
@@ -89,7 +90,7 @@ def own_flight(solver, character, template, speed):
     """The gait's longest pause with no foot down at this speed (seconds), from its template."""
     gaits = solver("quadruped.gaits")
     h = character.leg_length_nominal
-    duty, period = template.duty_at(gaits.froude(speed, h)), gaits.stride_length(speed, h) / speed
+    duty, period = template.duty_at(gaits.froude(speed, h)), gaits.stride_of(template, speed, character) / speed
     t = np.linspace(0.0, 2.0, 400001)
     down = (((t[:, None] - np.array(list(template.phases.values()))[None]) % 1.0) < duty).any(axis=1)
     edges = np.flatnonzero(np.diff(down.astype(int)))
@@ -144,8 +145,9 @@ def test_a_jump_is_a_flight_of_the_gaits_own_kind_timed_by_ballistics(solver, na
     # that carries the feet over: the take-off's last footprint at the gap's margin, the landing's first at
     # the far margin (1 mm), both half a foot and 2 cm clear; or, where the gait's own flight is longer
     # than that (the pronk's), that flight unstretched.
-    mid = 0.5 * (track.contact + track.liftoff)
-    assert np.abs(y - hips_of(character, track)[:, 1] - speed * mid).max() <= 1e-9
+    mid = 0.5 * (track.contact + track.liftoff)  # (the events merged at most EVENT_SPACING)
+    merged = speed * solver("quadruped.gait_track").EVENT_SPACING
+    assert np.abs(y - hips_of(character, track)[:, 1] - speed * mid).max() <= merged + 1e-9
     margin = half + 0.02
     assert y[before].max() == pytest.approx(start - margin, abs=1e-3)
     duration = landing - takeoff
@@ -362,8 +364,9 @@ def test_a_jump_on_a_curved_path_keeps_every_foot_out_of_the_gap(solver):
     before, after = along < start, along > start + gap
     assert track.liftoff[before].max() == pytest.approx(flight.takeoff)
     assert track.contact[after].min() == pytest.approx(flight.landing) and flight.landing > flight.takeoff
-    assert along[before].max() == pytest.approx(start - half - 0.02, abs=2e-3)
-    assert along[after].min() == pytest.approx(start + gap + half + 0.02, abs=2e-3)
+    # (within a centimetre: on the curve a footprint's place along the path is its hip's, across the turn)
+    assert along[before].max() == pytest.approx(start - half - 0.02, abs=1e-2)
+    assert along[after].min() == pytest.approx(start + gap + half + 0.02, abs=1e-2)
     assert flight.vz0 == pytest.approx(G * flight.duration / 2, rel=1e-3)
 
 

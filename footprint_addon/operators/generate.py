@@ -330,7 +330,6 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
         path = Polyline(points)  # §3.4 runs a Catmull-Rom spline through them)
         objects = terrain_objects(terrain, ground)
         probe = TerrainProbe(objects, depsgraph) if objects else None
-        h = character.leg_length_nominal
         length = path.length if self.fill else self.distance
         if probe is None:  # level ground at the curve's start
             floor, found = FlatTerrain(float(points[0, 2])), []
@@ -362,8 +361,10 @@ class FOOTPRINT_OT_generate_along_curve(bpy.types.Operator):
                 break
             distance -= over + 1e-3
             if distance <= 0:
+                gait = gaits.choose(self.quadruped_gait, self.speed, character)
+                stride = gaits.stride_of(gait, self.speed, character)
                 raise FootprintError(f"the curve is {length:.2f} m long, shorter than one stride of the gait at "
-                                     f"{self.speed:g} m/s ({gaits.stride_length(self.speed, h):.2f} m)")
+                                     f"{self.speed:g} m/s ({stride:.2f} m)")
             laid = lay_out(distance)
         track = validate(laid.track, allowed_feet=character.feet)
         feet_off(track, obstacles if obstacles is not None and len(obstacles) else None, character)

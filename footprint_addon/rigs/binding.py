@@ -10,7 +10,8 @@ import numpy as np
 
 from ...solver import json_input
 from ...solver.body.transforms import rotation_z
-from ...solver.character import ALL_FEET, QUADRUPED_FEET, QUADRUPED_REACH, QUADRUPEDS, Character, preset
+from ...solver.character import (ALL_FEET, QUADRUPED_FEET, QUADRUPED_NOMINAL, QUADRUPED_REACH, QUADRUPEDS, Character,
+                                 preset)
 from . import rigify_quadruped
 from .armature import MissingBonesError, copied_frame, upright_rotation
 
@@ -48,13 +49,13 @@ NOMINAL_FRACTION = 0.983  # l_nom / l_max: a biped's stance leg with its knee ab
 BIPED_MAX_FRACTION = 1.015  # l_max / the rest leg (hip to mid-foot): the barrier, Weights.barrier_margin short of
 # l_max, starts at the straight rest leg; hip to mid-foot reaches past it only with the hip behind or ahead of the
 # foot, which the heel strike and the heel-off take up (the IK never stretches: legs.py turns the foot)
-MAX_FRACTION = 0.995  # a quadruped leg's l_max / its straightened chain: IK keeps a hair of bend
+END_FRACTION = 0.99  # of a quadruped chain's reach to its paw (Character.leg_ends): IK keeps a hair of bend
 REACH_FRACTION = 0.998  # of thigh + shin: the heel lifts before the IK chain locks straight (knee 7 degrees)
 # Quadrupeds (the solver's _quadruped presets' convention): the centre of mass the fore mass's share
 # (Character.fore_share) of the way from the hind hips to the fore hips, at their mean height; l_nom that
-# height, l_max QUADRUPED_REACH times it. Each leg's own nominal length is its rest hip-to-support distance,
-# its maximal one QUADRUPED_REACH times that or MAX_FRACTION of its straightened chain (hip to ball, ball to
-# the sole's middle), the shorter.
+# height, l_max QUADRUPED_REACH times it. Each leg's own maximal length is QUADRUPED_REACH times its rest
+# hip-to-support distance or the farthest its hip stands over the flat paw with the chain within END_FRACTION of
+# its reach, the shorter; its nominal one its rest length, at most QUADRUPED_NOMINAL of that maximal.
 SOLE_UNDER_BONES = 0.05  # of the hip height: a biped without heel bones whose origin lies this close under its
 # lowest foot bone stands on its origin (its soles there, not at the ball joint)
 HEEL_BEHIND_ANKLE = 0.5  # of the ankle's height over the sole: where the back of a heel lies behind the ankle on a
@@ -124,16 +125,24 @@ class RigBinding:
         relative to the centre of mass (the fore mass's share of the way from the hind hips to the fore hips, at their
         mean height), l_nom the hips' mean height, l_max QUADRUPED_REACH times it; each leg its own nominal
         (its rest hip-to-support distance) and maximal length (see QUADRUPED_REACH); the paw's length from
-        the ball to the tip. The leg ends at the sole's middle: Rigify's paws bend the hock (wrist) as the
-        leg reaches, so the solver's heel-off about the ball has nothing to do there."""
+        the ball to the tip. The solver's legs end at the sole's middle; each bone chain's own end and reach
+        (leg_ends) let the paw roll onto its tip where the hip leaves it behind (body/legs.py)."""
         m = self.measurements
         align, com, ground = m["align"], m["com"], m["ground"]
         feet = tuple(self.feet)
         hips = np.array([align @ (m["hips"][f] - com) for f in feet])
         l_nom = float(com[2] - ground)
         rest = np.array([np.linalg.norm(m["hips"][f] - m["support"][f]) for f in feet])
-        longest = np.minimum(QUADRUPED_REACH * rest, MAX_FRACTION * np.array([m["straight"][f] for f in feet]))
-        longest = np.maximum(longest, 1.01 * rest)  # (a leg straight at rest still gets a hair of reach)
+        # Each chain's end (the IK's, where the paw or the pastern starts) from the support point along the paw
+        # and up, its reach, and the paw's tip ahead of the support point.
+        ends = np.array([[(align @ (m["leg_ends"][f] - m["support"][f]))[1], m["leg_ends"][f][2] - ground,
+                          END_FRACTION * m["end_reach"][f], (align @ (m["toe_tips"][f] - m["support"][f]))[1]]
+                         for f in feet])
+        # The farthest a hip stands over its flat paw with the chain within reach (as Character.standing_reach);
+        # a wolf's and a horse's front legs stand within a few millimetres of it.
+        over_paw = ends[:, 1] + np.sqrt(np.maximum(ends[:, 2] ** 2 - ends[:, 0] ** 2, 0.0))
+        longest = np.maximum(np.minimum(QUADRUPED_REACH * rest, over_paw), 1.002 * rest)  # (l_max > l_nom)
+        nominal = np.minimum(rest, QUADRUPED_NOMINAL * longest)
         l_max = max(QUADRUPED_REACH * l_nom, float(longest.max()))  # the legs' own limits are per leg; the one
         # length's (lifted feet kept within reach, the heel-off) must not cut the longest leg short
         half = min(np.linalg.norm((m["toe_tips"][f] - m["support"][f])[:2]) for f in feet)
@@ -141,7 +150,9 @@ class RigBinding:
         width = template.foot_width / template.foot_length * 2.0 * half
         return replace(template, name=f"{template.name} ({self.rig.name})", feet=feet, hip_offsets=hips,
                        leg_length_nominal=l_nom, leg_length_max=l_max, foot_length=2.0 * half, foot_width=width,
-                       heel_length=float(half), toe_length=float(half), leg_lengths=np.column_stack([rest, longest]))
+                       heel_length=float(half), toe_length=float(half), leg_lengths=np.column_stack([nominal, longest]),
+                       leg_ends=ends if all(m["rigify_paws"].values()) else None)  # (a plain armature's
+        # paws stay flat: Blender's iterative IK, nearly straight, flipped a rolled front paw's chain 4 cm aside)
 
 
 def mapping_bones(mapping):
@@ -351,15 +362,24 @@ def _measure(rig, binding, names):
             behind = HEEL_BEHIND_ANKLE * (ankles[f][2] - ground)
             heels[f] = np.array([ankles[f][0], ankles[f][1], ground]) - behind * forward
     com = head(binding.body) + upright @ np.asarray(binding.com_offset, dtype=float)
-    straight = {}
-    if quadruped:  # the centre of mass between the hips (character._quadruped), and each leg straightened
+    leg_ends, end_reach = {}, {}
+    if quadruped:  # the centre of mass between the hips (character._quadruped), and where each leg's chain ends
         hind = 0.5 * (hips["LH"] + hips["RH"])
         fore = 0.5 * (hips["LF"] + hips["RF"])
         com = hind + Character.fore_share * (fore - hind)  # the default body's share
         com[2] = 0.5 * (hind[2] + fore[2])
-        for f in binding.feet:
-            straight[f] = _chain_length(bones, names["hips"][f], names["balls"][f]) + np.linalg.norm(
-                balls[f] - support[f])
+        for f in binding.feet:  # Rigify's paws turn the metatarsus (metacarpus) with a second IK chain of the
+            # thigh and a bone from the shin's head to the metatarsus's tail, kept at its rest length
+            # (limbs.front_paw, rear_paw): the leg reaches that far to the paw (a hoof's pastern) before its bones
+            # stretch, short of the straight chain (the wolf's front leg by 13 mm; taken as the chain plus the paw
+            # in one line, IK stretched the wolf's front leg bones by 7-15 %, the horse's by 19-35 %). Without
+            # that chain (a plain armature given Set up Leg IK) one IK chain straightens from the hip to the paw.
+            ankle = bones[names["ankles"][f]]
+            leg_ends[f] = tail(ankle.name)
+            if rigify_quadruped.turns_its_paw(bones, names["hips"][f]):
+                end_reach[f] = bones[names["hips"][f]].length + np.linalg.norm(leg_ends[f] - head(ankle.parent.name))
+            else:
+                end_reach[f] = sum(bone.length for bone in _bones_down(bones[names["hips"][f]], ankle))
     # Thigh + shin: the hip-to-ankle distance with the knee straight.
     chains = {}
     for f in binding.feet:
@@ -370,18 +390,18 @@ def _measure(rig, binding, names):
                      if knee is not None else np.linalg.norm(ankles[f] - hips[f]))
     return {"hips": hips, "ankles": ankles, "balls": balls, "toe_tips": tips, "heels": heels, "support": support,
             "ground": ground, "facing": facing, "align": align, "com": com, "chains": chains, "upright": upright,
-            "straight": straight}
+            "leg_ends": leg_ends, "end_reach": end_reach,
+            "rigify_paws": {f: rigify_quadruped.turns_its_paw(bones, names["hips"][f]) for f in binding.feet}}
 
 
-def _chain_length(bones, top, bottom):
-    """The bones' lengths from the top bone down its descendants to the bottom bone's head (armature units)."""
-    total, bone = 0.0, bones[bottom].parent
-    while bone is not None:
-        total += bone.length
-        if bone.name == top:
-            return total
-        bone = bone.parent
-    raise MissingBonesError(f"bone {bottom!r} does not hang from {top!r}")
+def _bones_down(top, bottom):
+    """The bones from top down its descendants to bottom, both included."""
+    chain = [bottom]
+    while chain[-1] != top:
+        if chain[-1].parent is None:
+            raise MissingBonesError(f"bone {bottom.name!r} does not hang from {top.name!r}")
+        chain.append(chain[-1].parent)
+    return chain
 
 
 def bind(rig) -> RigBinding:

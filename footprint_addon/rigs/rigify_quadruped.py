@@ -62,6 +62,12 @@ def limb_chains(rig):
     return chains
 
 
+def turns_its_paw(bones, hip):
+    """Whether the leg from this hip bone is a Rigify paw whose second IK chain (MCH ..._ik2) turns its
+    metatarsus as the leg reaches (limbs.front_paw, rear_paw), whatever controls a mapping names."""
+    return f"MCH-{derived(hip, '_ik2')}" in bones
+
+
 def is_quadruped(chains):
     """Whether an armature's limb_chains make a generated Rigify rig with paw legs (three or more: four, or one
     lost)."""

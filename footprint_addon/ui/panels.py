@@ -119,6 +119,9 @@ def report_lines(text):
     return lines
 
 
+STRETCH_SHOWN = 0.005  # a deform bone's length off its rest length by more is named in the rig report's lines
+
+
 def rig_report_lines(text):
     """Lines from a rig quality report (JSON), measured on the evaluated rig: what the rig lacks, then per
     foot the skate of the planted ball and heel, how straight the leg gets (stretched past straight, if it
@@ -132,6 +135,10 @@ def rig_report_lines(text):
         return []
     report = json.loads(text)
     lines = [f"Rig lacks: {', '.join(report['missing'])}"] if report.get("missing") else []
+    stretch = report.get("bone_stretch")
+    if stretch is not None and abs(stretch["stretch"]) > STRETCH_SHOWN:  # IK stretching or squashing a bone
+        lines.append(f"Deform bone {stretch['bone']} {'stretched' if stretch['stretch'] > 0 else 'squashed'} "
+                     f"{abs(stretch['stretch']):.1%}{at(stretch['frame'])}")
     for foot, ball in report["ball_skate"].items():
         detail = report.get("feet", {}).get(foot)
         if detail is None:  # measured by an earlier version

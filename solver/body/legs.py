@@ -169,7 +169,7 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     if on.any():
         bent = _preswing_reach(t[on], preswing_start[footprint_of[k[on]]], tr.liftoff[footprint_of[k[on]]])
         beta[on], stand_pos[on], stand_rot[on] = _heel_off(stand_pos[on], stand_rot[on], hips_rows[on], character, half,
-                                                           anchor_reach[k[on]] * bent)
+                                                           anchor_reach[k[on]] * bent, leg_of_row[on])
     # A walking foot lands on its heel, toes up, and rolls down onto the sole (negative toe_pivot meanwhile).
     landings = walking_landings(tr) if character.heel_strike else np.zeros(len(tr), dtype=bool)  # (presets: none)
     strikes = np.where(footprint_of >= 0, landings[np.maximum(footprint_of, 0)], False) * character.heel_strike
@@ -186,7 +186,7 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     gamma[rolling] = strikes[k[rolling]] * (1.0 - min_jerk((t[rolling] - land[k[rolling]]) / roll_time[rolling]))
     # A flat foot whose leg would over-reach with the hip not ahead of it (the leading leg, or a hip off to
     # the side) turns its toes up about the heel just enough, as the heel-off does about the ball.
-    flat = on & (beta == 0.0)
+    flat = on & (beta == 0.0) & (character.leg_ends is None)  # (a paw's back is under its ball: no help)
     if flat.any():
         gamma[flat] = np.maximum(gamma[flat], _toes_up(stand_pos[flat], stand_rot[flat], hips_rows[flat], character,
                                                        anchor_reach[k[flat]]))  # (a run's: bent, as it leaves)
@@ -203,7 +203,7 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     bent = _preswing_reach(tr.liftoff[leaving], preswing_start[leaving], tr.liftoff[leaving])
     _beta, leave_pos[left_footprint], leave_rot[left_footprint] = _heel_off(
         anchors_pos[left_footprint], anchors_rot[left_footprint], liftoff_hips[leaving], character, half,
-        anchor_reach[left_footprint] * bent)
+        anchor_reach[left_footprint] * bent, np.repeat(np.arange(legs), sizes)[left_footprint])
     # Each swing (rows under way: never from the last anchor, whose lift-off never comes): its arc and its
     # turn worked out once, for the swings under way at the times asked (a live edit samples a few).
     swinging = ~standing
@@ -234,6 +234,8 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
         position[:, carried], rotation[:, carried] = _carried(hips[:, carried], times, schedule, character)
     _retract_in_flight(position, hips, times, schedule, character)
     keep_within_reach(position, rotation, hips, ~by_time(on), character)  # off a footprint: rest places too
+    if character.leg_ends is not None:  # a quadruped rig's paw its leg cannot reach rolled onto its tip: drawn
+        keep_within_reach(position, rotation, hips, by_time(on), character)  # in (it slides: stance_slip)
     return LegTargets(position, rotation, by_time(beta).copy(), by_time(on).copy(),
                       by_time(np.where(on, footprint_of[k], -1)).copy())
 
@@ -280,7 +282,7 @@ def _turn_to_reach(pivot, rot, hip, v_y, v_z, reach, heel_up):
     fwd, up = rot[:, :, 1], rot[:, :, 2]
     d = hip - pivot
     d_f, d_u = np.einsum("nd,nd->n", d, fwd), np.einsum("nd,nd->n", d, up)
-    over = np.linalg.norm(d - v_y * fwd - v_z * up, axis=1) > reach
+    over = np.linalg.norm(d - np.asarray(v_y)[..., None] * fwd - np.asarray(v_z)[..., None] * up, axis=1) > reach
     a_coef, b_coef = v_y * d_f + v_z * d_u, heel_up * (v_z * d_f - v_y * d_u)
     c_coef = 0.5 * (np.einsum("nd,nd->n", d, d) + v_y * v_y + v_z * v_z - reach * reach)
     radius = np.maximum(np.hypot(a_coef, b_coef), 1e-12)
@@ -397,23 +399,27 @@ def _even_ground(p0, p1, reach0, reach1, points):
     return p0[:, None, 2] + (p1 - p0)[:, None, 2] * np.clip(along, 0.0, 1.0)
 
 
-def _heel_off(pos, rot, hip, character, half, reach):
+def _heel_off(pos, rot, hip, character, half, reach, legs=None):
     """Lift the heel about the ball joint until the leg reaches again, where the hip is ahead of the foot
     (vdP97 §2.4.1, §2.5): (angle (n,), positions (n, 3), rotations (n, 3, 3)).
 
     The ball joint is the character's ball_height above the sole's toe point (0 for the presets: the sole
     itself), so a rig's toes stay flat on the ground while the heel rises. The leg ends at mid-foot (reach
-    l_max) or, for a character measured from a rig, at its ankle (reach thigh + shin): reach (n,) each
-    row's leg's."""
+    l_max) or, for a character measured from a rig, at its ankle (reach thigh + shin), a quadruped rig's at
+    its chain's ball joint (the paw rolls onto its tip): reach (n,) and legs (n,) each row's leg's."""
     fwd, up = rot[:, :, 1], rot[:, :, 2]
     ball = character.ball_height
-    joint = pos + half * fwd + ball * up
-    v_y, v_z, _reach = _leg_end(character)
+    # (n,) the toe's place ahead of the support point: half a foot, or each paw's own tip (a horse's front hooves
+    # are a centimetre longer than its hind ones: rolled about the shorter, their tips moved 2.7 mm)
+    half = np.broadcast_to(half if character.leg_ends is None or legs is None else character.leg_ends[legs, 3],
+                           len(pos))
+    joint = pos + half[:, None] * fwd + ball * up
+    v_y, v_z, _reach = _leg_end(character, legs)
     beta, over = _turn_to_reach(joint, rot, hip, v_y - half, v_z - ball, reach, 1.0)
     ahead = np.einsum("nd,nd->n", hip - pos, fwd) > v_y  # of the leg's end (a rig's ankle is behind mid-foot)
     beta = np.where(ahead & over, beta, 0.0)
     new_rot = about_own_x(rot, -beta)  # heel up: about the foot's X axis
-    new_pos = joint - half * new_rot[:, :, 1] - ball * new_rot[:, :, 2]
+    new_pos = joint - half[:, None] * new_rot[:, :, 1] - ball * new_rot[:, :, 2]
     return beta, new_pos, new_rot
 
 
@@ -426,10 +432,14 @@ def about_own_x(rot, angle):
     return out
 
 
-def _leg_end(character):
+def _leg_end(character, legs=None):
     """Where the leg ends on the foot, in the foot frame from mid-foot (y forward, z up), and each leg's
-    reach (L,): mid-foot and its own l_max, or for a character measured from a rig its ankle and thigh +
-    shin."""
+    reach (L,): mid-foot and its own l_max, for a biped measured from a rig its ankle and thigh + shin, for a
+    quadruped rig each chain's ball joint and reach (Character.leg_ends). With legs (n,), a leg index per row:
+    each row's (n,) arrays."""
+    if character.leg_ends is not None:
+        ends = character.leg_ends if legs is None else character.leg_ends[legs]
+        return ends[:, 0], ends[:, 1], ends[:, 2]
     if character.ankle_offset is not None:
         return character.ankle_offset[1], character.ankle_offset[2], np.full(len(character.feet), character.ankle_reach)
     return 0.0, 0.0, character.max_lengths
@@ -441,7 +451,7 @@ def keep_within_reach(position, rotation, hips, feet, character, fraction=1.0):
     Returns (N, L) metres each foot was drawn in. At lift-off and landing the stance pose is already within
     reach: no jump."""
     v_y, v_z, reach = _leg_end(character)  # each leg its own (a quadruped's fore legs are shorter)
-    end = position + v_y * rotation[..., :, 1] + v_z * rotation[..., :, 2]
+    end = position + np.asarray(v_y)[..., None] * rotation[..., :, 1] + np.asarray(v_z)[..., None] * rotation[..., :, 2]
     leg = end - hips
     length = np.linalg.norm(leg, axis=-1)
     drawn = np.where(feet, np.maximum(length - reach * np.broadcast_to(fraction, length.shape), 0.0), 0.0)

@@ -38,6 +38,7 @@ STRAIGHT_STANCE = 10.0  # the comfort's weight on a stance leg landed on its hee
 # walk over a nearly straight knee (5-15 degrees at mid-stance; Perry & Burnfield 2010, ch. 5), a bent one costs
 # them the quadriceps' effort. At 1x the physics sank the rig's hip 15 mm below l_nom (knee 23 degrees)
 LEVEL_RISE = 0.05  # l_nom: a footprint higher or lower than the one before by more is a stair's step (5 cm)
+QUADRUPED_MARGIN = 0.5  # of a quadruped leg's reach past its nominal length: the most its barrier's margin takes
 TOE_RAMP = 0.5  # the point of support blends from mid-foot to the toe over this fraction of half a foot
 
 
@@ -220,6 +221,17 @@ def heel_limit(character):
     return character.ankle_reach + np.hypot(character.ankle_offset[1] + character.heel, character.ankle_offset[2])
 
 
+def barrier_margins(character, weights):
+    """(legs,) metres below each leg's l_max where its barrier starts: Weights.barrier_margin, or for a
+    quadruped at most QUADRUPED_MARGIN of the leg's reach past its nominal length: Rigify's wolf, cat and horse
+    stand within 1-3 % of their legs' reach (a wolf's front leg has 10 mm to spare, a cat's 4-7 mm), and the
+    whole margin held them shorter than they stand."""
+    room = character.max_lengths - character.nominal_lengths
+    if not character.is_quadruped:
+        return np.full(len(room), weights.barrier_margin)
+    return np.minimum(weights.barrier_margin, QUADRUPED_MARGIN * room)
+
+
 def per_leg(values, legs):
     """(legs,) a character's per-leg values, padded with the last to the problem's legs (the padding's
     legs never stand: their values weigh nothing)."""
@@ -270,6 +282,7 @@ class Problem:
                        "ground": np.interp(times, times[supported], z_on[supported]),
                        "l_nom": np.tile(per_leg(character.nominal_lengths, legs), (n_smp, 1)),
                        "l_max": np.tile(per_leg(character.max_lengths, legs), (n_smp, 1)),
+                       "margin": np.tile(per_leg(barrier_margins(character, self.weights), legs), (n_smp, 1)),
                        "clear": np.full(n_smp, character.com_clearance * character.leg_length_nominal)}
             columns.update(self._leg_columns(tr, character, times, safe))
             for key, value in columns.items():
@@ -284,8 +297,9 @@ class Problem:
         self.regular = np.arange(len(self.times)) % self.samples_per_segment <= per_segment  # not a lift-off's
         self.active = samples_last(self.active)
         self.reaching = samples_last(self.reaching)  # the legs the barrier holds: in stance, or lifting off
-        self.l_nom, self.l_max = samples_last(self.l_nom), samples_last(self.l_max)
-        self.limit = self.l_max - np.where(self.regular, weights.barrier_margin, weights.liftoff_margin)
+        self.l_nom, self.l_max, self.margin = (samples_last(self.l_nom), samples_last(self.l_max),
+                                               samples_last(self.margin))
+        self.limit = self.l_max - np.where(self.regular, self.margin, np.minimum(weights.liftoff_margin, self.margin))
         self._residual_constants()
         self.sample_segment = np.repeat(np.arange(len(self.left)), self.samples_per_segment)
         self.free_track = np.concatenate([np.full(p.free.stop - p.free.start, i) for i, p in enumerate(self.parts)])
@@ -334,7 +348,7 @@ class Problem:
         self.heel_reach = samples_last(self.heel_reach)
         self.hip, self.fwd = samples_last(self.hip), samples_last(self.fwd)
         self.inv_ramp = 1.0 / self.toe_ramp
-        self.onset = self.l_max - weights.barrier_margin - self.toe_ramp
+        self.onset = self.l_max - self.margin - self.toe_ramp
         # Residual rows: physics (3), comfort and barrier per leg, clearance.
         row_weight = np.repeat([weights.physics, weights.comfort, weights.barrier, weights.clearance],
                                [3, legs, legs, 1])

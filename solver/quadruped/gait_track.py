@@ -78,6 +78,8 @@ EVENT_SPACING = 0.002  # seconds: the generator's events (touchdowns, lift-offs)
 # one time. A stand's held lift-off, a new gait's shifted start or a jump's stretched flight can fall a fraction of
 # a millisecond from another foot's event: a phase the solver refuses (schedule.MIN_PHASE) and no 60 fps frame
 # could show (an eighth of a frame; design: twice the solver's limit)
+LEAD_TURN = 0.05  # radians: a run of a leading gait turning right by more goes on the right lead (design: a few
+# degrees over a section is a straight line's wander, not a turn)
 STEP = 0.25  # hip heights: a riser no higher is stepped up or down within a stride (a walking or trotting
 # dog's paw swings well clear of a curb that high); a higher one is jumped (our choice, issue 18's "a step")
 
@@ -127,15 +129,15 @@ def ramp_sections(character, gait_name: str, start_speed: float, end_speed: floa
             raise FootprintError(f"{name} must be a positive number, not {value!r}")
     if start_speed == end_speed:
         return [Section(gait_name, float(start_speed), float(distance))]
-    h = character.leg_length_nominal
     strides, s = [], 0.0
     while s < distance - 1e-9:
         v = start_speed
         for _ in range(4):  # the speed at the stride's middle: its stride depends on it (converges in a few)
-            v = start_speed + (end_speed - start_speed) * min((s + 0.5 * gaits.stride_length(v, h)) / distance, 1.0)
-        gait = gaits.choose(gait_name, v, character).name
-        strides.append((gait, v))
-        s += gaits.stride_length(v, h)
+            stride = gaits.stride_of(gaits.choose(gait_name, v, character), v, character)
+            v = start_speed + (end_speed - start_speed) * min((s + 0.5 * stride) / distance, 1.0)
+        gait = gaits.choose(gait_name, v, character)
+        strides.append((gait.name, v))
+        s += gaits.stride_of(gait, v, character)
         if len(strides) * 4 > MAX_FOOTPRINTS:
             raise FootprintError(f"{distance:g} m of gaits is more than the limit of {MAX_FOOTPRINTS:,} footprints")
     return stride_sections(character, strides)
@@ -144,12 +146,12 @@ def ramp_sections(character, gait_name: str, start_speed: float, end_speed: floa
 def stride_sections(character, strides):
     """Sections for strides one after another, each a (gait, speed): the strides of one gait and speed together,
     each section (count - 0.5) strides long (_plan's ceiling gives exactly count strides)."""
-    h = character.leg_length_nominal
     sections, count = [], 0
     for k, (gait, v) in enumerate(strides):
         count += 1
         if k + 1 == len(strides) or strides[k + 1] != (gait, v):
-            sections.append(Section(gait, v, (count - 0.5) * gaits.stride_length(v, h)))
+            sections.append(Section(gait, v, (count - 0.5) * gaits.stride_of(gaits.choose(gait, v, character), v,
+                                                                              character)))
             count = 0
     return sections
 
@@ -180,6 +182,7 @@ def layout(character, sections, turn_radius: float | None = None, preset_name: s
     runs = _with_stand_strides(character, [_plan(character, section) for section in sections], stand)
     _check_size(runs, sections)
     ground = PathGround(turn_radius, terrain, [(j.start, j.length) for _n, j in numbered], path)
+    runs = _on_inside_leads(runs, ground)
     placed, flights = [], {}
     lay = _Layout(character, runs, ground, stand, width)
     for number, jump in numbered:
@@ -192,12 +195,13 @@ def layout(character, sections, turn_radius: float | None = None, preset_name: s
                 flights[done[0]] = lay.place(*done)
         flights[number] = lay.place(number, jump)
         placed.append((number, jump))
-    lay.merge_close_events()
     xy, heading = lay.positions()
     s_mid = lay.s_at(lay.placed())
     sigma = ground.sigma(xy, s_mid)
     ground.check_walkable(max(float(sigma.min()), 0.0), float(sigma.max()), STEP * h)
     positions = np.column_stack([xy, ground.height(xy)])
+    # The footprints where the body put them; their times, a millisecond or two apart, merged.
+    lay.merge_close_events([t for f in flights.values() for t in (f.takeoff, f.landing)])
     extras = {"terrain": terrain.to_json()} if hasattr(terrain, "to_json") else {}
     track = make_track(lay.feet, positions, heading, lay.contact, lay.liftoff,
                        character=preset_name or character.name, extras=extras)
@@ -237,6 +241,22 @@ def _with_stand_strides(character, runs, stand):
     return runs
 
 
+def _on_inside_leads(runs, ground):
+    """The runs of gaits with a lead (gaits.LEADING) on the lead inside the turn they take, the template's left
+    or its mirror: a horse on a right circle canters and gallops on the right lead (a counter-canter on the
+    left one strains it), and changes lead where the path turns the other way from one run to the next."""
+    out, start = [], 0.0
+    for run in runs:
+        length = run["strides"] * run["speed"] * run["period"]
+        _points, (first, last) = ground.centre(np.array([start, start + length]))
+        start += length
+        if run["gait"].name in gaits.LEADING and last - first < -LEAD_TURN:
+            gait = gaits.mirrored(run["gait"])
+            run = dict(run, gait=gait, flights=jumps_module.flight_groups(gait))
+        out.append(run)
+    return out
+
+
 def _check_size(runs, sections):
     if sum(run["strides"] for run in runs) * 4 > MAX_FOOTPRINTS:
         raise FootprintError(f"{sum(s.distance for s in sections):g} m of gaits is more than the limit of "
@@ -249,11 +269,11 @@ def _plan(character, section, gait=None, strides=None):
         gait = gaits.choose(section.gait, section.speed, character)
         if not (np.isfinite(section.distance) and section.distance > 0):
             raise FootprintError(f"distance must be a positive number of metres, not {section.distance}")
-    stride = gaits.stride_length(section.speed, h)
+    duty = gait.duty_at(gaits.froude(section.speed, h))
+    stride = gaits.stride_within_reach(section.speed, duty, character)
     if strides is None:
         strides = max(math.ceil(section.distance / stride), 1)
-    return {"gait": gait, "speed": section.speed, "period": stride / section.speed,
-            "duty": gait.duty_at(gaits.froude(section.speed, h)), "strides": strides,
+    return {"gait": gait, "speed": section.speed, "period": stride / section.speed, "duty": duty, "strides": strides,
             "flights": jumps_module.flight_groups(gait), "section": section}
 
 
@@ -262,11 +282,13 @@ def _with_jump_stride(character, runs, r, lay, jump):
     two strides before the jump, a trot at the same speed over the jump and a stride past it, the rest."""
     run = runs[r]
     stride = run["speed"] * run["period"]
+    trot = _plan(character, run["section"], gaits.GAITS[jumps_module.JUMP_STRIDE_GAIT], 1)
+    trotting = trot["speed"] * trot["period"]  # (its own stride: gaits.stride_of, at the trot's duty factor)
     start = float(lay.s_at(np.array([lay.run_starts[r]]))[0])
-    before = int(np.clip(math.floor((jump.start - 2 * stride - start) / stride), 0, run["strides"]))
-    over = math.ceil((2 * stride + jump.length) / stride) + 1
-    after = max(run["strides"] - before - over, 1)
-    trot = _plan(character, run["section"], gaits.GAITS[jumps_module.JUMP_STRIDE_GAIT], over)
+    before = int(np.clip(math.floor((jump.start - 2 * trotting - start) / stride), 0, run["strides"]))
+    over = math.ceil((jump.start - start - before * stride + jump.length) / trotting) + 1  # and a stride past
+    after = max(run["strides"] - before - math.ceil(over * trotting / stride), 1)
+    trot["strides"] = over
     parts = ([dict(run, strides=before)] if before else []) + [trot, dict(run, strides=after)]
     return runs[:r] + parts + runs[r + 1:]
 
@@ -381,15 +403,22 @@ class _Layout:
                 factor = np.minimum(factor, np.where(x <= 0.0, 0.0, 0.5 - 0.5 * np.cos(np.pi * step)))
         self.starts, self.speeds = edges, base * factor
 
-    def merge_close_events(self):
+    def merge_close_events(self, kept=()):
         """Every run of events less than EVENT_SPACING apart, one after another, moved to its first's time (a
-        standing start's 0 stays 0); each foot's own events are a swing or a stance apart, far more."""
+        standing start's 0 stays 0), or to a kept time in it (a jump's take-off or landing, its ballistics');
+        each foot's own events are a swing or a stance apart, far more."""
         times = np.concatenate([self.contact, self.liftoff])
         order = np.argsort(times, kind="stable")
         ordered = times[order]
         starts = np.concatenate([[True], np.diff(ordered) >= EVENT_SPACING])
+        run = np.cumsum(starts) - 1
+        at = ordered[starts]
+        for t in kept:  # a handful of jumps
+            hit = np.flatnonzero(ordered == t)
+            if hit.size:
+                at[run[hit[0]]] = t
         merged = np.empty_like(times)
-        merged[order] = ordered[starts][np.cumsum(starts) - 1]
+        merged[order] = at[run]
         self.contact, self.liftoff = merged[:len(self.contact)], merged[len(self.contact):]
 
     def placed(self, rows=None):

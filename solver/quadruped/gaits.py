@@ -55,7 +55,11 @@ class Gait:
     width: float = 1.0  # the footprints' lateral offset as a fraction of the hip's, from WIDTH_FROUDE up
 
     def duty_at(self, froude: float) -> float:
-        return float(np.interp(froude, self.froude, self.duty))
+        """The duty factor at this Froude number, interpolated on log Froude: it falls fastest as a gait
+        starts to speed up (linear in Froude, a horse's gallop kept 0.33 from Froude 5 to 8, against the 0.25
+        to 0.3 of Clayton's data; a dog's trot at 3 m/s stood for 0.47 of its stride, against 0.35-0.4)."""
+        return float(np.interp(np.log(froude), np.log(self.froude), self.duty))
+
 
     def width_at(self, froude):
         """The track width as a fraction of the hips' (1: each foot under its hip) at these Froude numbers:
@@ -68,6 +72,8 @@ class Gait:
 # time, nearly single-track; the canter and gallops lead with one foot of each pair and land near the midline;
 # the bound and the pronk put both feet of a pair down together (no sway to take out) and keep them square.
 WALK_WIDTH, TROT_WIDTH, GALLOP_WIDTH = 0.8, 0.25, 0.4
+GIRDLE_AT_ENDS = 0.92  # of a leg's standing length: the hip's height at the ends of the longest stance it sweeps
+# (design: the girdles' mean height stays at or above 0.9 of standing, issue 29's bound)
 STAND_WIDTH = 0.7  # a standing animal's footprints at least this far out: nearly square, its fore paws near
 # under its shoulders (design; a stand at a trot's quarter put the wolf's fore paws 6 cm apart under hips 25 cm
 # apart; at 0.8 the first trot diagonal swung the body's line 3.1 degrees off the path, at 0.7 2.8)
@@ -75,9 +81,9 @@ GAITS = {gait.name: gait for gait in (
     # lateral-sequence walk: LH, LF, RH, RF a quarter stride apart; three or four feet down, never none
     Gait("walk", {"LH": 0.0, "LF": 0.25, "RH": 0.5, "RF": 0.75}, (0.75, 0.55), (0.01, 1.0), WALK_WIDTH),
     # diagonal pairs together; a flight between them once the duty factor is under a half
-    Gait("trot", {"LH": 0.0, "RF": 0.0, "RH": 0.5, "LF": 0.5}, (0.55, 0.35), (0.2, 4.0), TROT_WIDTH),
+    Gait("trot", {"LH": 0.0, "RF": 0.0, "RH": 0.5, "LF": 0.5}, (0.50, 0.30), (0.2, 4.0), TROT_WIDTH),
     # lateral pairs together (camels, some dogs and horses)
-    Gait("pace", {"LH": 0.0, "LF": 0.0, "RH": 0.5, "RF": 0.5}, (0.55, 0.35), (0.2, 4.0), TROT_WIDTH),
+    Gait("pace", {"LH": 0.0, "LF": 0.0, "RH": 0.5, "RF": 0.5}, (0.50, 0.30), (0.2, 4.0), TROT_WIDTH),
     # three beats, left lead: RH; LH with RF; LF; then the flight
     Gait("canter", {"RH": 0.0, "LH": 0.3, "RF": 0.3, "LF": 0.6}, (0.40, 0.30), (0.8, 5.0), GALLOP_WIDTH),
     # transverse gallop, left lead (horses): the fores in the same order as the hinds
@@ -90,7 +96,24 @@ GAITS = {gait.name: gait for gait in (
     Gait("pronk", {"LH": 0.0, "RH": 0.0, "LF": 0.0, "RF": 0.0}, (0.40, 0.25), (0.5, 5.0)),
 )}
 GAIT_NAMES = tuple(GAITS) + ("auto",)
+LEADING = ("canter", "gallop", "rotary_gallop")  # the gaits with a lead: their templates lead with the left
+
+
+def mirrored(gait: Gait) -> Gait:
+    """The gait on the other lead: every foot's phase given to its mirror image (LH <-> RH, LF <-> RF)."""
+    swap = {"LH": "RH", "RH": "LH", "LF": "RF", "RF": "LF"}
+    return Gait(gait.name, {swap[foot]: phase for foot, phase in gait.phases.items()}, gait.duty, gait.froude,
+                gait.width)
 ROTARY = ("dog", "cat")  # whose gallop is rotary; others (horse) gallop transversely
+
+
+def stance_reach(character) -> np.ndarray:
+    """(L,) the longest stance each leg sweeps (metres along the ground): from foot to hip at its maximal
+    length, the hip at GIRDLE_AT_ENDS of the leg's standing length, both ends. Longer, the girdle sinks (a
+    wolf's trot at 3 m/s swept 73 degrees with its front legs, its shoulders 0.80 of standing) or the rig's
+    bones stretch to reach."""
+    nominal, longest = character.nominal_lengths, character.max_lengths
+    return 2.0 * np.sqrt(np.maximum(longest ** 2 - (GIRDLE_AT_ENDS * nominal) ** 2, 0.0))
 
 
 def froude(speed: float, hip_height: float) -> float:
@@ -100,6 +123,20 @@ def froude(speed: float, hip_height: float) -> float:
 def stride_length(speed: float, hip_height: float) -> float:
     """Alexander 1976: lambda = 2.3 h Fr^0.3."""
     return STRIDE_COEFFICIENT * hip_height * froude(speed, hip_height) ** STRIDE_EXPONENT
+
+
+def stride_of(gait: Gait, speed: float, character) -> float:
+    """The stride this gait takes at this speed (stride_within_reach at the gait's duty factor)."""
+    return stride_within_reach(speed, gait.duty_at(froude(speed, character.leg_length_nominal)), character)
+
+
+def stride_within_reach(speed: float, duty: float, character) -> float:
+    """Alexander's stride at this speed, or shorter (a quicker cadence) where a stance of `duty` of it would
+    sweep a leg farther than it reaches with its girdle near standing height (stance_reach): Rigify's wolf
+    stands on front legs within 2 % of their reach, and at Alexander's stride its shoulders trotted at 0.80
+    of standing. (Shortening the stance by the duty factor instead loads the legs harder: the force over a
+    stance goes as 1 / duty.)"""
+    return min(stride_length(speed, character.leg_length_nominal), float(stance_reach(character).min()) / duty)
 
 
 def choose(name: str, speed: float, character) -> Gait:

@@ -12,8 +12,12 @@ dynamics, while the head usually leads the motion rather than following it". Her
   averaging a step's sway), the pelvis and the chest turned by half of it either side of the line from hind
   to fore, each so tangent to its mass's path on a circle. It twists (roll) by the difference of the
   girdles' banking into the turn (vdP97 §2.6's banking, per mass) plus any roll the caller gives each
-  girdle. Both girdles pitch with the line between the masses. The arch is spread evenly along
-  `spine_segments` rotations from the pelvis to the chest.
+  girdle. Both girdles pitch with the line between the masses, and apart by the back's flexion (Torkos §5
+  gives the arch to inverse kinematics): a back of constant length that bends by an angle brings the hip and
+  shoulder joints, which hang `girdle_depth` under it, that angle times the depth closer, so the masses coming
+  together (the spine's spring compressed, a gallop's gathered phase) round the back and their parting (its
+  extended phase) hollows it. The arch is spread evenly along `spine_segments` rotations from the pelvis to
+  the chest.
 - Head. It turns toward where the fore mass will be `lookahead` seconds on along its own path; its height,
   pitch and roll are the chest's with `head_steady` of the gait's bob taken out (what a zero-phase
   critically damped low-pass removes, up to a bob's size: a rear or a leap the head goes along with); the
@@ -85,6 +89,10 @@ STEADY_HEIGHT = 0.1  # body lengths: the head takes out bobs of up to half this 
 # head goes with it (design)
 STEADY_ANGLE = math.radians(10.0)  # the same for pitch and roll: a gait's oscillations are a few degrees
 # (vdP97 §2.6's procedural pitch and roll); a rear is not steadied away
+GIRDLE_DEPTH = 0.1  # body lengths: the hip and shoulder joints under the back's bending line (the Rigify wolf's
+# hang 0.055 and 0.14 m under its spine, a 0.66 m body; the cat's 0.01-0.03 m under a 0.24 m one; the horse's
+# 0.01-0.2 m under 1.3 m; design: the spine's spring, two_mass.py, lets the masses move 2 % of a body length
+# in a dog's gallop, about 12 degrees of flexion either way at 0.1)
 KERNEL_REACH = 17.0  # omega tau: the steady filter's kernel (1 + x) e^-x is below 1e-6 of its peak beyond
 
 
@@ -104,6 +112,11 @@ class BodyParams:
     # chain spine.004 to spine.008)
     max_bend: float = math.radians(60.0)  # the most the spine bends (soft: untouched below half of it); design:
     # beyond, the chest would face a third of the way round from the pelvis
+    girdle_depth: float | None = None  # metres the hip and shoulder joints hang under the back's bending line;
+    # None: GIRDLE_DEPTH body lengths
+    max_flex: float = math.radians(40.0)  # the most the back flexes or extends in pitch (soft, as max_bend);
+    # design: a galloping cheetah's back swings through about 60 degrees in all, a dog's less (Hildebrand 1959,
+    # J. Mammalogy 40, "Motions of the running cheetah and horse")
     tangent_span: float | None = None  # metres of arc either side over which a girdle's travel direction is
     # taken; None: half the body length (exact on arcs; averages the sway of a step)
     bank_gain: float = 0.5  # of the lean angle atan(a_lat / g) each girdle banks into a turn (vdP97 §2.6; the
@@ -155,6 +168,8 @@ class BodyPose:
     chest: np.ndarray  # (N, 3, 3) at the fore mass
     bend: np.ndarray  # (N,) the chest's yaw relative to the pelvis, radians, positive to the left
     twist: np.ndarray  # (N,) the chest's roll relative to the pelvis, radians, positive: right side down
+    flex: np.ndarray  # (N,) the back's flexion, radians: positive rounded (the pelvis pitched up toward the
+    # middle of the back, the chest down from it), negative hollowed
     spine: np.ndarray  # (N, spine_segments, 3, 3) from the pelvis (first) to the chest (last), the arch even
     neck: np.ndarray  # (N, 3, 3) the neck's base
     head: np.ndarray  # (N, 3, 3)
@@ -196,8 +211,9 @@ def reconstruct(times, hind, fore, yaw, params: BodyParams = BodyParams(), *, lo
     pelvis_yaw, chest_yaw = reference - half_bend, reference + half_bend
     hind_roll = _bank(extend, hind, pelvis_yaw, p) + extra_roll[0]
     fore_roll = _bank(extend, fore, chest_yaw, p) + extra_roll[1]
-    pelvis = rotation_matrices(pelvis_yaw, pitch, hind_roll)
-    chest = rotation_matrices(chest_yaw, pitch, fore_roll)
+    flex = _soft_limit((body_length - np.linalg.norm(axis, axis=1)) / p.girdle_depth, p.max_flex)
+    pelvis = rotation_matrices(pelvis_yaw, pitch + 0.5 * flex, hind_roll)
+    chest = rotation_matrices(chest_yaw, pitch - 0.5 * flex, fore_roll)
     bend, twist = _relative_yaw_and_roll(pelvis, chest)
     spine = _spine_chain(pelvis, chest, p.spine_segments)
 
@@ -207,7 +223,7 @@ def reconstruct(times, hind, fore, yaw, params: BodyParams = BodyParams(), *, lo
 
     side, up, state = _tail(extend, hind, pelvis, p, tail_start)
     tail = _tail_rotations(side, up)
-    return BodyPose(pelvis, chest, bend, twist, spine, neck, head, neck_position, head_position, lead, tail,
+    return BodyPose(pelvis, chest, bend, twist, flex, spine, neck, head, neck_position, head_position, lead, tail,
                     side, up, state)
 
 
@@ -272,6 +288,7 @@ def _resolved(params: BodyParams, body_length: float) -> BodyParams:
     values["neck_offset"] = tuple(np.multiply(WOLF_NECK_BASE, body_length)) if p.neck_offset is None else p.neck_offset
     values["head_offset"] = tuple(np.multiply(WOLF_HEAD, body_length)) if p.head_offset is None else p.head_offset
     values["tail_length"] = WOLF_TAIL_LENGTH * body_length if p.tail_length is None else p.tail_length
+    values["girdle_depth"] = GIRDLE_DEPTH * body_length if p.girdle_depth is None else p.girdle_depth
     for name in ("spine_segments", "tail_segments"):
         count = values[name]
         if not isinstance(count, (int, np.integer)) or isinstance(count, bool) or not 1 <= count <= 64:
@@ -284,7 +301,8 @@ def _resolved(params: BodyParams, body_length: float) -> BodyParams:
     if np.linalg.norm(values["head_offset"] - values["neck_offset"]) < 1e-6:
         raise BodyInputError("params.head_offset: on the neck's base; the neck has no length")
     # what the computation can use (design), not what looks good
-    bounds = {"max_bend": (1e-3, math.pi), "tangent_span": (1e-6, MAX_DISTANCE), "bank_gain": (0.0, 10.0),
+    bounds = {"max_bend": (1e-3, math.pi), "max_flex": (1e-3, math.pi / 2), "girdle_depth": (1e-6, MAX_DISTANCE),
+              "tangent_span": (1e-6, MAX_DISTANCE), "bank_gain": (0.0, 10.0),
               "bank_window": (0.0, 60.0), "lookahead": (0.0, 60.0), "max_head_turn": (1e-3, math.pi),
               "neck_yaw_share": (0.0, 1.0), "head_steady": (0.0, 1.0), "steady_cutoff": (1e-3, 1e3),
               "tail_length": (1e-6, MAX_DISTANCE), "tail_damping": (1e-3, 100.0), "tail_compliance": (0.0, 10.0),

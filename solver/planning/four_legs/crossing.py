@@ -330,12 +330,11 @@ def _lay_across(faces, points, character, can, start_time):
     nearest the goal, within GOAL_TOLERANCE of a stride, are checked, the nearest first."""
     path = Polyline(points)
     jumps = _stretches(faces, path, can.lateral)
-    h = character.leg_length_nominal
     worst = None
 
     def lay(speed, strides):
         nonlocal worst
-        stride = gaits.stride_length(speed, h)
+        stride = gaits.stride_of(gaits.choose(can.gait, speed, character), speed, character)
         try:
             laid = gait_track.layout(character, [gait_track.Section(can.gait, speed, (strides - 0.5) * stride)],
                                      jumps=jumps, path=path, stand=True)
@@ -358,7 +357,7 @@ def _lay_across(faces, points, character, can, start_time):
                 laid, error = lay(float(speed), count)
                 if laid is not None:
                     near.append((abs(error), float(speed), laid, error))
-    tolerance = GOAL_TOLERANCE * gaits.stride_length(can.speed, h)
+    tolerance = GOAL_TOLERANCE * can.stride
     if near and min(n[0] for n in near) > tolerance:
         worst = worst or (math.inf, f"a {can.gait} comes to rest {min(n[0] for n in near):.2f} m from the goal at "
                                     f"best, more than the {tolerance:.2f} m it may")

@@ -50,7 +50,8 @@ def _capability(character, gait, speed):
     longest step a foot then takes, and the shortest face between two gaps half that long that it lands and
     takes off on (scanned up from its feet's spread along the body and jumps.margin at each end)."""
     h = character.leg_length_nominal
-    run_up = 4.0 * gaits.stride_length(speed, h) + 2.0  # room for the standing start's ramp before the gap
+    stride = gaits.stride_of(gaits.choose(gait, speed, character), speed, character)
+    run_up = 4.0 * stride + 2.0  # room for the standing start's ramp before the gap
 
     def lays(jumps):
         try:
@@ -78,4 +79,4 @@ def _capability(character, gait, speed):
             break
     chosen = gaits.choose(gait, speed, character)
     lateral = float(np.abs(character.hip_offsets[:, 0]).max() * chosen.width_at(gaits.froude(speed, h)))
-    return Capability(chosen.name, speed, longest, room, lateral, gaits.stride_length(speed, h), step)
+    return Capability(chosen.name, speed, longest, room, lateral, gaits.stride_of(chosen, speed, character), step)

@@ -129,7 +129,8 @@ def wander(character: Character, area, start, heading: float, seconds: float, se
     h = character.leg_length_nominal
     speed = math.sqrt(WANDER_FROUDE * GRAVITY * h)
     gait = gaits.choose("walk", speed, character)
-    stride = gaits.stride_length(speed, h)
+    stride = gaits.stride_length(speed, h)  # the body path decided in Alexander's strides (the walk laid along
+    # it may step quicker: gaits.stride_of; the room to turn was tuned for these)
     planner = BodyPathPlanner(character, area, start, heading)
     travelled = 0.0
     while travelled < speed * seconds + stride:  # a stride at a time, as the animal would decide
@@ -153,7 +154,7 @@ def follow(character: Character, target, start, heading: float, seconds: float, 
     clock = start_time
     strides = []
     while clock < start_time + seconds:
-        stride = gaits.stride_length(speed, h)
+        stride = gaits.stride_of(gaits.choose("auto", speed, character), speed, character)
         period = stride / speed
         now, later = np.asarray(target(np.array([clock, clock + period])), dtype=float).reshape(2, 2)
         target_speed = np.linalg.norm(later - now) / period
@@ -162,7 +163,7 @@ def follow(character: Character, target, start, heading: float, seconds: float, 
         wanted = target_speed + FOLLOW_GAIN * (np.hypot(*offset) - stride - FOLLOW_DISTANCE)
         speed = float(np.clip(wanted, speed - SPEED_CHANGE, speed + SPEED_CHANGE))
         speed = float(np.clip(round(speed / SPEED_STEP) * SPEED_STEP, slowest, fastest))
-        stride = gaits.stride_length(speed, h)
+        stride = gaits.stride_of(gaits.choose("auto", speed, character), speed, character)
         planner.next_stride(math.atan2(-offset[0], offset[1]), stride)
         strides.append((gaits.choose("auto", speed, character).name, speed))
         clock += stride / speed

@@ -51,11 +51,11 @@ class Character:
     # at 6.5 Hz (sqrt(k / (share (1 - share))) / 2 pi), above a gallop's 2-3 Hz stride
     leg_lengths: np.ndarray | None = None  # (legs, 2) nominal and maximal length of each leg, when they
     # differ (a limp, a lopsided gait: Torkos eq. 4, each leg its own l); None: all legs the two above
-    leg_ends: np.ndarray | None = None  # (legs, 4) a quadruped rig's: where each leg's bone chain ends on its
+    leg_ends: np.ndarray | None = None  # (legs, 5) a quadruped rig's: where each leg's bone chain ends on its
     # paw (the ball joint; a hoof's fetlock), along and up the foot frame from the support point, the farthest
-    # the chain reaches from the hip to it, and the paw's tip ahead of the support point. The paw rolls onto
-    # its tip, or is drawn in, to keep the chain within reach (body/legs.py); None: the leg ends at the
-    # support point (or a biped rig's ankle)
+    # the chain reaches from the hip to it, the paw's tip ahead of the support point, and how much of
+    # legs.PAW_FOLD it folds in swing (0 to 1). The paw rolls onto its tip, or is drawn in, to keep the chain
+    # within reach (body/legs.py); None: the leg ends at the support point (or a biped rig's ankle)
 
     @property
     def nominal_lengths(self) -> np.ndarray:
@@ -87,7 +87,7 @@ class Character:
         """The same character with every length times factor (a rig object scaled in the world)."""
         lengths = {name: getattr(self, name) * factor for name in LENGTHS}
         legs = None if self.leg_lengths is None else self.leg_lengths * factor
-        ends = None if self.leg_ends is None else self.leg_ends * factor  # (all four lengths)
+        ends = None if self.leg_ends is None else self.leg_ends * np.append(np.full(4, factor), 1.0)
         return replace(self, hip_offsets=self.hip_offsets * factor, **lengths, leg_lengths=legs, leg_ends=ends,
                        ankle_offset=None if self.ankle_offset is None else tuple(factor * np.asarray(self.ankle_offset)))
 

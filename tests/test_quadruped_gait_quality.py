@@ -6,8 +6,8 @@ evaluated rig (depsgraph pose bones), each baked at its natural scale from a sta
 - the hip and shoulder girdles ride near their standing height (before: the wolf's shoulders at 0.79 of it in
   a trot, the cat's at 0.62 in a gallop) while the body goes up and down (a trot's withers move: before 1-3 mm);
 - the back flexes in the gallop and the bound (chest against pelvis; before 0.0 degrees: one pitch for both);
-- a stance paw's tip stays planted while the paw rolls onto it late in the stance (its pitch changes: before it
-  kept one angle to 0.001 degrees);
+- a stance paw's tip stays planted while the paw rolls onto it late in the stance, and the paw folds in swing (its
+  pitch spans 20 degrees and more a stride: before it kept one angle to 0.001 degrees);
 - the animal stands with its paws apart, near under its hips and shoulders (before: a wolf's fore paws 6 cm
   apart under shoulders 25 cm apart).
 """
@@ -34,6 +34,8 @@ FLEX = 10.0, 7.0  # degrees the back's pitch spans per stride in the gallop and 
 FLEXING = ("rotary_gallop", "bound")
 LANDS_SHORT = ("bound",)  # a bound's hind paws land where the wolf's hind legs reach them only a frame or two
 # later (the solver's hips 2 cm past their reach at touchdown): drawn in meanwhile, not planted
+PAW_PITCH, HOOF_PITCH = 20.0, 15.0  # degrees a fore paw's pitch spans every stride, at least (a hoof's, rolling
+# only where the hip passes its reach, in some stride)
 WITHERS = {("wolf", "trot"): 0.015, ("horse", "trot"): 0.025}  # metres the withers rise and fall per stride
 
 
@@ -114,6 +116,13 @@ def test_the_legs_fit_the_gait(baked, kind, gait, speed):
         drift, stances = stance_drift(motion, leg, tips[:, leg])
         assert stances >= 3 and (drift <= 1e-3 or gait in LANDS_SHORT), (foot, drift)
     assert np.degrees(motion.toe_pivot.max()) > 3.0
+    # ...and fold in swing: a fore paw's pitch spans at least PAW_PITCH a stride (before, 0.001 degrees); a hoof
+    # rolls, and does not fold (Character.leg_ends).
+    paw = matrices[:, 6, :3, 1]
+    pitch = np.degrees(np.arctan2(paw[:, 2], np.linalg.norm(paw[:, :2], axis=1)))
+    spans = [np.ptp(pitch[rows]) for rows in middle_strides(motion)]
+    print(f"  the left fore paw's pitch spans {np.round(spans, 1)} degrees a stride")
+    assert min(spans) >= PAW_PITCH if motion.character.leg_ends[2, 4] else max(spans) >= HOOF_PITCH
     # Standing at the start: the paws of each pair at least 60 % of their girdle's width apart.
     for pair in ((0, 1), (2, 3)):
         paws = tips[0, list(pair), :2]

@@ -134,10 +134,11 @@ class RigBinding:
         l_nom = float(com[2] - ground)
         rest = np.array([np.linalg.norm(m["hips"][f] - m["support"][f]) for f in feet])
         # Each chain's end (the IK's, where the paw or the pastern starts) from the support point along the paw
-        # and up, its reach, and the paw's tip ahead of the support point.
+        # and up, its reach, the paw's tip ahead of the support point, and whether it folds in swing (a paw; not
+        # a hoof, whose second heel control turns the pastern: folded, it stretched the horse's upper arm 6 %).
         ends = np.array([[(align @ (m["leg_ends"][f] - m["support"][f]))[1], m["leg_ends"][f][2] - ground,
-                          END_FRACTION * m["end_reach"][f], (align @ (m["toe_tips"][f] - m["support"][f]))[1]]
-                         for f in feet])
+                          END_FRACTION * m["end_reach"][f], (align @ (m["toe_tips"][f] - m["support"][f]))[1],
+                          float(len(self.rolls.get(f, ())) < 2)] for f in feet])
         # The farthest a hip stands over its flat paw with the chain within reach (as Character.standing_reach);
         # a wolf's and a horse's front legs stand within a few millimetres of it.
         over_paw = ends[:, 1] + np.sqrt(np.maximum(ends[:, 2] ** 2 - ends[:, 0] ** 2, 0.0))

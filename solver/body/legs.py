@@ -34,6 +34,10 @@ from .transforms import axis_angle_between, rodrigues
 
 U_GRID = np.linspace(0.1, 0.9, 33)  # where a swing's clearance is checked
 MAX_PIVOT = np.radians(75.0)  # the most a heel lifts
+PAW_FOLD = np.radians(35.0)  # a quadruped rig's paw in mid-swing, pitched toes down past the line from its lift-off
+# pose to its landing one: the carpus and tarsus flex in swing (a trotting dog's carpus folds 60-90 degrees:
+# Hottinger, DeCamp, Olivier, Hauptman & Soutas-Little 1996, Am. J. Vet. Res. 57, "Noninvasive kinematic analysis
+# of the walk in healthy large-breed dogs"; design: a share of it on the paw the IK control turns)
 ROLL_FRACTION = 0.13  # of the stance: heel strike to foot flat (loading response, 0-8 % of a 62 % stance;
 # Perry & Burnfield 2010, Gait Analysis, ch. 1)
 RETRACTED_LENGTH = 0.85  # l_nom: the leg length aimed for in mid-flight
@@ -223,6 +227,15 @@ def leg_targets(schedule, character, times, hips, liftoff_hips, terrain=None, fo
     axis, angle = axis_angle_between(leave_rot[swings], land_rot[swings + 1])
     of_swing = np.searchsorted(swings, rows_k)
     rotation[swinging] = leave_rot[rows_k] @ rodrigues(axis[of_swing], angle[of_swing] * rows_s)
+    if character.leg_ends is not None:  # a paw folds in swing, from its footprint to its next (not a rest place),
+        # about the end of its leg's bone chain (the ball; a hoof's fetlock), which stays where the swing put it
+        ends = character.leg_ends[leg_of_row[swinging]]
+        fold = PAW_FOLD * ends[:, 4] * 4.0 * rows_u * (1.0 - rows_u) * stepping_of(footprint_of, rows_k)
+        along, up = ends[:, 0:1], ends[:, 1:2]
+        before = rotation[swinging]
+        end = position[swinging] + along * before[:, :, 1] + up * before[:, :, 2]
+        rotation[swinging] = about_own_x(before, -fold)
+        position[swinging] = end - along * rotation[swinging][:, :, 1] - up * rotation[swinging][:, :, 2]
 
     def by_time(rows):  # (L * N, ...) leg-major rows to (N, L, ...)
         return np.swapaxes(rows.reshape((legs, n) + rows.shape[1:]), 0, 1)
@@ -421,6 +434,12 @@ def _heel_off(pos, rot, hip, character, half, reach, legs=None):
     new_rot = about_own_x(rot, -beta)  # heel up: about the foot's X axis
     new_pos = joint - half[:, None] * new_rot[:, :, 1] - ball * new_rot[:, :, 2]
     return beta, new_pos, new_rot
+
+
+def stepping_of(footprint_of, k):
+    """(n,) 1 where the swing from anchor k goes from a footprint to a footprint, 0 to or from a rest place."""
+    nxt = np.minimum(k + 1, len(footprint_of) - 1)
+    return ((footprint_of[k] >= 0) & (footprint_of[nxt] >= 0)).astype(float)
 
 
 def about_own_x(rot, angle):

@@ -35,9 +35,8 @@ from .transforms import axis_angle_between, rodrigues
 U_GRID = np.linspace(0.1, 0.9, 33)  # where a swing's clearance is checked
 MAX_PIVOT = np.radians(75.0)  # the most a heel lifts
 PAW_FOLD = np.radians(35.0)  # a quadruped rig's paw in mid-swing, pitched toes down past the line from its lift-off
-# pose to its landing one: the carpus and tarsus flex in swing (a trotting dog's carpus folds 60-90 degrees:
-# Hottinger, DeCamp, Olivier, Hauptman & Soutas-Little 1996, Am. J. Vet. Res. 57, "Noninvasive kinematic analysis
-# of the walk in healthy large-breed dogs"; design: a share of it on the paw the IK control turns)
+# pose to its landing one: the carpus and tarsus flex in swing (design: a share of a dog's carpal flexion on the
+# paw the IK control turns; before, the paw kept one angle to the ground in swing)
 ROLL_FRACTION = 0.13  # of the stance: heel strike to foot flat (loading response, 0-8 % of a 62 % stance;
 # Perry & Burnfield 2010, Gait Analysis, ch. 1)
 RETRACTED_LENGTH = 0.85  # l_nom: the leg length aimed for in mid-flight
@@ -470,7 +469,8 @@ def keep_within_reach(position, rotation, hips, feet, character, fraction=1.0):
     Returns (N, L) metres each foot was drawn in. At lift-off and landing the stance pose is already within
     reach: no jump."""
     v_y, v_z, reach = _leg_end(character)  # each leg its own (a quadruped's fore legs are shorter)
-    end = position + np.asarray(v_y)[..., None] * rotation[..., :, 1] + np.asarray(v_z)[..., None] * rotation[..., :, 2]
+    along, up = np.asarray(v_y)[..., None], np.asarray(v_z)[..., None]  # (each leg's, a quadruped rig's)
+    end = position + along * rotation[..., :, 1] + up * rotation[..., :, 2]
     leg = end - hips
     length = np.linalg.norm(leg, axis=-1)
     drawn = np.where(feet, np.maximum(length - reach * np.broadcast_to(fraction, length.shape), 0.0), 0.0)

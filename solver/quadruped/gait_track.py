@@ -30,8 +30,8 @@ footfall phases are the gait's throughout; on in the add-on's tools): the animal
 path's start, each foot's first footprint under its hip (along the body; across it nearly square, at
 gaits.STAND_WIDTH of the hips' or the gait's track width if wider: at a trot's quarter the wolf stood with its fore
 paws 6 cm apart under shoulders 25 cm apart; with the quick first step below, a dog's trot at 2 m/s keeps its
-body's line within 2.8 degrees of the path, 1.4 at the trot's width), held from time 0 until the lift-off the gait asks for, the first lift-off STAND
-stride periods after 0; the first feet to lift are held on until a quick step (QUICK_STEP) before their next
+body's line within 2.8 degrees of the path, 1.4 at the trot's width), held from time 0 until the lift-off the
+gait asks for, the first lift-off STAND stride periods after 0; the first feet to lift are held on until a quick step (QUICK_STEP) before their next
 touchdown where that keeps the footfalls' order, so the others stand alone only briefly. The body stays at
 rest until that first step lands (the solver ties the first knot's velocity to the next one's: at rest at
 both, it starts at rest; where every foot is up before it, a flight, only until the first lift-off), then

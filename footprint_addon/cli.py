@@ -493,8 +493,9 @@ def parser():
                            metavar="{demo,solve,plot,running,gait,step,transition,plan,extract,bake,batch,validate}")
     demo = sub.add_parser("demo", help="build the demo scene, save out/demo.blend, render out/demo.png, "
                                        "the 0.8, 1.3 and 1.8 m/s walks out/walk-0.8.png, out/walk.png, "
-                                       "out/walk-1.8.png, the 3.5 m/s run out/run.png and two steps "
-                                       "out/step-turn.png, out/step-push.png")
+                                       "out/walk-1.8.png, the 3.5 m/s run out/run.png, two steps "
+                                       "out/step-turn.png, out/step-push.png and the quadrupeds' gaits "
+                                       "out/<animal>-<gait>.png")
     demo.add_argument("--output-dir", default="out")
     demo.add_argument("--no-render", action="store_true", help="skip the Workbench render")
     demo.set_defaults(run=_demo)

@@ -5,7 +5,8 @@ both solved, baked into NLA strips, saved as a .blend and rendered headless (Wor
 sheet: the human at several frames with its footprints and COM path, then the wolf. Then, with rendering on,
 straight walks at 0.8, 1.3 and 1.8 m/s and a 3.5 m/s run on a flat walkway, baked onto the same human and
 rendered as walk-0.8.png, walk.png, walk-1.8.png and run.png: one stride each, seen from the side and from the
-front, with the knee's phase table measured on the rig (render_stride).
+front, with the knee's phase table measured on the rig (render_stride); and one stride of each gait of the
+Rigify wolf, horse and cat, side on, as <animal>-<gait>.png with their girdles' height (render_gait).
 """
 
 import math
@@ -20,7 +21,8 @@ from ..solver.drawing import foot_color, outlines_in_world
 from ..solver.footprints.examples import fig1_track
 from ..solver.footprints.placement import append_step
 from ..solver.quadruped import terrains as quadruped_terrains
-from ..solver.quadruped.gait_track import Section, sections_track
+from ..solver.quadruped import gaits as quadruped_gaits
+from ..solver.quadruped.gait_track import Section, gait_track, sections_track
 from ..solver.running import parameters
 from ..solver.track import make_track
 from . import files, headless, rig_quality, scene_io
@@ -445,6 +447,9 @@ def run(output_dir="out", render=True, sheet_frames=8):
         for name in STEPPING:
             path, (low, high) = render_steps(name, output_dir)
             print(f"demo: rendered {path}; knee (degrees) {low:.0f}-{high:.0f}")
+        for kind, gait, speed in GAIT_RENDERS:
+            path, girdles = render_gait(kind, gait, speed, output_dir)
+            print(f"demo: rendered {path}; girdles {girdles[0]:.2f} and {girdles[1]:.2f} of standing")
     return blend_path, png_path if render else None
 
 
@@ -555,6 +560,64 @@ def render_rows(name, track, times, output_dir, ground):
     path = os.path.abspath(os.path.join(output_dir, f"{name}.png"))
     render_sheet(scene, cam, shots, path, len(frames), WALK_CELL)
     return path, motion, knees
+
+
+# One stride of each animal's gaits, side on (the README's pictures): (Rigify metarig, gait, m/s)
+GAIT_RENDERS = (("wolf", "walk", 1.0), ("wolf", "trot", 3.0), ("wolf", "rotary_gallop", 7.0), ("wolf", "bound", 5.0),
+                ("horse", "walk", 1.6), ("horse", "trot", 3.5), ("horse", "canter", 6.0), ("horse", "gallop", 10.0),
+                ("cat", "walk", 0.6), ("cat", "trot", 1.5), ("cat", "rotary_gallop", 4.0))
+GAIT_PRESETS = {"wolf": "dog", "horse": "horse", "cat": "cat"}
+GAIT_CELL = (240, 180)
+GAIT_FRAMES = 6
+
+
+def render_gait(kind, gait, speed, output_dir="out"):
+    """The gait at speed from standing to standing on a flat ground, baked onto the Rigify `kind` generated from
+    Blender's metarig and rendered as output_dir/<kind>-<gait>.png: GAIT_FRAMES frames of one stride in the
+    middle of the track seen from the animal's right side, an orthographic camera following its body. Returns
+    the path, and the hip and shoulder girdles' mean height over that stride as fractions of standing."""
+    from . import bake
+
+    clear_file()
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base, scene.frame_start = 60, 1.0, 1
+    rig = generate_rigify(kind)
+    quadruped_capsules(rig, body_materials()[0])
+    binding = bake.bind(rig)
+    character = bake.rig_character(binding, GAIT_PRESETS[kind])
+    stride = quadruped_gaits.stride_of(quadruped_gaits.GAITS[gait], speed, character)
+    track = gait_track(character, gait, speed, 6.0 * stride, preset_name=GAIT_PRESETS[kind], stand=True)
+    half = 1.5 * character.leg_length_nominal
+    mesh = bpy.data.meshes.new("Ground")
+    far = float(track.positions[:, 1].max()) + 3.0 * half
+    mesh.from_pydata([(x, y, 0.0) for y in (-3.0 * half, far) for x in (-half, half)], [], [(0, 1, 3, 2)])
+    ground = bpy.data.objects.new("Ground", mesh)
+    scene.collection.objects.link(ground)
+    coll = scene_io.new_track(bpy.context, f"{kind} {gait}", GAIT_PRESETS[kind], terrain=ground)
+    scene_io.write_track(coll, track)
+    strip, motion = bake.bake(bpy.context, coll, rig)
+    scene.frame_end = int(strip.frame_end)
+    footprint_render_mesh(coll)
+    lh = np.sort(track.contact[track.feet == "LH"])
+    start = lh[len(lh) // 2]
+    times = start + stride / speed * np.arange(GAIT_FRAMES) / GAIT_FRAMES
+    frames = np.rint(scene.frame_start + times * scene.render.fps).astype(int)
+    girdle_bones = [binding.hips[foot] for foot in ("LH", "RH", "LF", "RF")]
+    heads = rig_quality.evaluated_matrices(bpy.context, rig, girdle_bones, frames)[..., 2, 3]
+    rest = np.array([(rig.matrix_world @ rig.data.bones[name].head_local).z for name in girdle_bones])
+    girdles = (float(heads[:, :2].mean() / rest[:2].mean()), float(heads[:, 2:].mean() / rest[2:].mean()))
+    cam = setup_render(scene, GAIT_CELL)
+    cam.data.type = "ORTHO"
+    cam.data.ortho_scale = 2.4 * character.leg_length_nominal * GAIT_CELL[0] / GAIT_CELL[1]
+    shots = []
+    for frame in frames:
+        scene.frame_set(int(frame))
+        centre = pelvis_position(rig, binding.body)
+        target = np.array([centre[0], centre[1], 0.6 * character.leg_length_nominal])
+        shots.append((frame, target + 20.0 * np.array([1.0, 0.0, 0.0]), target))
+    path = os.path.abspath(os.path.join(output_dir, f"{kind}-{gait}.png"))
+    render_sheet(scene, cam, shots, path, len(frames), GAIT_CELL)
+    return path, girdles
 
 
 def knee_flexions(rig, frames):

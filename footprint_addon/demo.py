@@ -610,9 +610,8 @@ def render_gait(kind, gait, speed, output_dir="out"):
     cam.data.type = "ORTHO"
     cam.data.ortho_scale = 2.4 * character.leg_length_nominal * GAIT_CELL[0] / GAIT_CELL[1]
     shots = []
-    for frame in frames:
-        scene.frame_set(int(frame))
-        centre = pelvis_position(rig, binding.body)
+    for frame, t in zip(frames, times):  # the camera on the solved centre of mass
+        centre = [np.interp(t, motion.times, motion.com[:, axis]) for axis in (0, 1)]
         target = np.array([centre[0], centre[1], 0.6 * character.leg_length_nominal])
         shots.append((frame, target + 20.0 * np.array([1.0, 0.0, 0.0]), target))
     path = os.path.abspath(os.path.join(output_dir, f"{kind}-{gait}.png"))

@@ -517,6 +517,21 @@ def render_steps(name, output_dir="out", frames=8):
     return path, (float(min(k.min() for k in knees)), float(max(k.max() for k in knees)))
 
 
+def track_on_flat_ground(name, character, track, ground):
+    """The scene at 60 fps from frame 1, a flat ground mesh (x0, x1, y0, y1) at z = 0 and the track on it, a
+    new track collection for the character preset named; the collection."""
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base, scene.frame_start = 60, 1.0, 1
+    x0, x1, y0, y1 = ground
+    mesh = bpy.data.meshes.new("Ground")
+    mesh.from_pydata([(x, y, 0.0) for y in (y0, y1) for x in (x0, x1)], [], [(0, 1, 3, 2)])
+    obj = bpy.data.objects.new("Ground", mesh)
+    scene.collection.objects.link(obj)
+    coll = scene_io.new_track(bpy.context, name, character, terrain=obj)
+    scene_io.write_track(coll, track)
+    return coll
+
+
 def render_rows(name, track, times, output_dir, ground):
     """The track on a flat ground (x0, x1, y0, y1) baked (walking attributes on) onto a Rigify human and rendered
     as output_dir/<name>.png: at the times (seconds), seen from the character's right side (top row) and from
@@ -525,14 +540,7 @@ def render_rows(name, track, times, output_dir, ground):
     per frame (knee_flexions)."""
     clear_file()
     scene = bpy.context.scene
-    scene.render.fps, scene.render.fps_base, scene.frame_start = 60, 1.0, 1
-    x0, x1, y0, y1 = ground
-    mesh = bpy.data.meshes.new("Ground")
-    mesh.from_pydata([(x, y, 0.0) for y in (y0, y1) for x in (x0, x1)], [], [(0, 1, 3, 2)])
-    ground = bpy.data.objects.new("Ground", mesh)
-    scene.collection.objects.link(ground)
-    coll = scene_io.new_track(bpy.context, name.title(), terrain=ground)
-    scene_io.write_track(coll, track)
+    coll = track_on_flat_ground(name.title(), "human", track, ground)
     scene_io.set_motion(coll, track)  # a stepping track is solved as one
     rig = generate_rigify("human")
     body_capsules(rig, *body_materials())
@@ -580,7 +588,6 @@ def render_gait(kind, gait, speed, output_dir="out"):
 
     clear_file()
     scene = bpy.context.scene
-    scene.render.fps, scene.render.fps_base, scene.frame_start = 60, 1.0, 1
     rig = generate_rigify(kind)
     quadruped_capsules(rig, body_materials()[0])
     binding = bake.bind(rig)
@@ -588,13 +595,8 @@ def render_gait(kind, gait, speed, output_dir="out"):
     stride = quadruped_gaits.stride_of(quadruped_gaits.GAITS[gait], speed, character)
     track = gait_track(character, gait, speed, 6.0 * stride, preset_name=GAIT_PRESETS[kind], stand=True)
     half = 1.5 * character.leg_length_nominal
-    mesh = bpy.data.meshes.new("Ground")
     far = float(track.positions[:, 1].max()) + 3.0 * half
-    mesh.from_pydata([(x, y, 0.0) for y in (-3.0 * half, far) for x in (-half, half)], [], [(0, 1, 3, 2)])
-    ground = bpy.data.objects.new("Ground", mesh)
-    scene.collection.objects.link(ground)
-    coll = scene_io.new_track(bpy.context, f"{kind} {gait}", GAIT_PRESETS[kind], terrain=ground)
-    scene_io.write_track(coll, track)
+    coll = track_on_flat_ground(f"{kind} {gait}", GAIT_PRESETS[kind], track, (-half, half, -3.0 * half, far))
     strip, motion = bake.bake(bpy.context, coll, rig)
     scene.frame_end = int(strip.frame_end)
     footprint_render_mesh(coll)
